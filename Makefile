@@ -1,0 +1,146 @@
+# sbx — build, test, install. `make help` lists the targets.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+LIBEXECDIR ?= $(PREFIX)/libexec/sbx
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+DESTDIR ?=
+
+CC ?= cc
+AR ?= ar
+PKG_CONFIG ?= pkg-config
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1.0)
+
+PKGS := libelf libdw libtraceevent json-c capstone
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+
+CFLAGS ?= -O2 -g
+WARNINGS := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wstrict-prototypes
+# CI builds with warnings as errors; so does anyone with WERROR=1
+ifneq ($(CI)$(WERROR),)
+WARNINGS += -Werror
+endif
+ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -D_GNU_SOURCE -Ilib/include -Ilib $(PKG_CFLAGS) \
+	-MMD -MP
+LDLIBS := $(PKG_LIBS) -lpfm -lpthread -lm
+
+# SANITIZE=1: AddressSanitizer + UndefinedBehaviorSanitizer, in a build folder of its own
+ifeq ($(SANITIZE),1)
+VARIANT := san
+ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+else
+VARIANT := default
+endif
+B := build/$(VARIANT)
+
+LIB_SRCS := $(sort $(wildcard lib/*.c))
+CMD_SRCS := $(sort $(wildcard cmd/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
+WORKLOAD_SRCS := $(sort $(wildcard tests/workloads/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
+CMD_OBJS := $(CMD_SRCS:%.c=$(B)/%.o)
+UNIT_BINS := $(UNIT_SRCS:%.c=$(B)/%)
+WORKLOADS := $(WORKLOAD_SRCS:%.c=%)
+MAN_SRCS := $(wildcard Documentation/*.scd)
+MANS := $(MAN_SRCS:%.scd=%)
+
+.PHONY: all doc check unit-tests demo deps install uninstall clean help FORCE
+
+all: sbx lib/libsbx.a doc workloads
+
+help:
+	@echo 'make            build ./sbx, lib/libsbx.a, the man pages and the test workloads'
+	@echo 'make check      install missing dependencies, build, run every test'
+	@echo 'make demo       install missing dependencies, build, run the main jobs'
+	@echo 'make SANITIZE=1 the same with ASan+UBSan (also: make check SANITIZE=1)'
+	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=…; make uninstall'
+
+$(B)/%.o: %.c $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DSBX_VERSION='"$(VERSION)"' -DSBX_LIBEXECDIR='"$(LIBEXECDIR)"' \
+		-DSBX_MANDIR='"$(MANDIR)"' -c -o $@ $<
+
+# rebuild when the flags change
+$(B)/.flags: FORCE
+	@mkdir -p $(B)
+	@echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(VERSION) $(PREFIX)' | cmp -s - $@ || \
+		echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(VERSION) $(PREFIX)' > $@
+
+$(B)/libsbx.a: $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/sbx: $(CMD_OBJS) $(B)/libsbx.a
+	$(CC) $(LDFLAGS) -o $@ $(CMD_OBJS) $(B)/libsbx.a $(LDLIBS)
+
+# ./sbx and lib/libsbx.a are copies of the variant built last
+sbx: $(B)/sbx FORCE
+	@cmp -s $< $@ || cp $< $@
+
+lib/libsbx.a: $(B)/libsbx.a FORCE
+	@cmp -s $< $@ || cp $< $@
+
+$(B)/tests/unit/%: tests/unit/%.c $(B)/tests/unit/harness.o $(B)/libsbx.a $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(B)/tests/unit/harness.o \
+		$(B)/libsbx.a $(LDLIBS)
+
+$(B)/tests/unit/harness.o: tests/unit/harness.c tests/unit/harness.h $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+unit-tests: $(UNIT_BINS)
+
+# workloads are built without sanitizers: they are what gets measured
+tests/workloads/%: tests/workloads/%.c
+	$(CC) -O1 -g -fno-inline -fPIE -pie -o $@ $< -lpthread
+
+workloads: $(WORKLOADS)
+.PHONY: workloads
+
+doc: $(MANS)
+
+Documentation/%: Documentation/%.scd
+	scdoc < $< > $@.tmp && mv $@.tmp $@
+
+deps:
+	@scripts/install-deps.sh
+
+check: deps
+	@$(MAKE) --no-print-directory all unit-tests
+	@B=$(B) tests/run-all.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/sbx \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(LIBEXECDIR) \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 755 sbx $(DESTDIR)$(BINDIR)/sbx
+	install -m 644 lib/libsbx.a $(DESTDIR)$(LIBDIR)/libsbx.a
+	install -m 644 lib/include/sbx/*.h $(DESTDIR)$(INCLUDEDIR)/sbx/
+	install -m 644 $(filter %.1,$(MANS)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(filter %.7,$(MANS)) $(DESTDIR)$(MANDIR)/man7/
+	install -m 644 completions/sbx.bash $(DESTDIR)$(BASHCOMPDIR)/sbx
+	install -m 644 completions/_sbx $(DESTDIR)$(ZSHCOMPDIR)/_sbx
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/sbx $(DESTDIR)$(LIBDIR)/libsbx.a
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/sbx
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(filter %.1,$(MANS))))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(filter %.7,$(MANS))))
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/sbx $(DESTDIR)$(ZSHCOMPDIR)/_sbx
+	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
+
+clean:
+	rm -rf build sbx lib/libsbx.a $(MANS) $(WORKLOADS)
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "parse-options.h"
+
+enum { ID_HELP_SHORT = 0x10000, ID_HELP_LONG, ID_LIST_OPTS };
+
+static int opt_id(const struct sbx_option *o)
+{
+	return o->id ? o->id : o->short_name;
+}
+
+void opts_init(struct sbx_opts *p, const char *cmd, const char *const *usage,
+	       const struct sbx_option *opts, int argc, char **argv, unsigned flags)
+{
+	const struct sbx_option *o;
+	size_t n = 0, i = 0;
+	char *s;
+
+	memset(p, 0, sizeof(*p));
+	p->cmd = cmd;
+	p->usage = usage;
+	p->opts = opts;
+	p->argc = argc;
+	p->argv = argv;
+	p->flags = flags;
+	for (o = opts; o->long_name || o->short_name; o++)
+		n++;
+
+	p->longopts = calloc(n + 3, sizeof(*p->longopts));
+	p->shortopts = calloc(2 * n + 6, 1);
+	if (!p->longopts || !p->shortopts)
+		abort();
+	s = p->shortopts;
+	if (flags & OPTS_STOP_AT_NON_OPTION)
+		*s++ = '+';
+	*s++ = ':';
+	*s++ = 'h';
+	for (o = opts; o->long_name || o->short_name; o++) {
+		if (o->short_name) {
+			*s++ = (char)o->short_name;
+			if (o->arg)
+				*s++ = ':';
+		}
+		if (o->long_name) {
+			p->longopts[i].name = o->long_name;
+			p->longopts[i].has_arg = o->arg ? required_argument : no_argument;
+			p->longopts[i].val = opt_id(o);
+			i++;
+		}
+	}
+	p->longopts[i++] = (struct option){ "help", no_argument, NULL, ID_HELP_LONG };
+	p->longopts[i++] = (struct option){ "list-opts", no_argument, NULL, ID_LIST_OPTS };
+	optind = 0;
+	opterr = 0;
+}
+
+void opts_usage(const struct sbx_opts *p, FILE *f)
+{
+	const struct sbx_option *o;
+	const char *const *u;
+
+	for (u = p->usage; *u; u++)
+		fprintf(f, "%s %s\n", u == p->usage ? "usage:" : "   or:", *u);
+	fputc('\n', f);
+	for (o = p->opts; o->long_name || o->short_name; o++) {
+		char left[64];
+		int len = 0;
+
+		if (o->short_name)
+			len += snprintf(left + len, sizeof(left) - len, "-%c%s", o->short_name,
+					o->long_name ? ", " : "");
+		else
+			len += snprintf(left + len, sizeof(left) - len, "    ");
+		if (o->long_name)
+			len += snprintf(left + len, sizeof(left) - len, "--%s", o->long_name);
+		if (o->arg)
+			snprintf(left + len, sizeof(left) - len, " %s", o->arg);
+		fprintf(f, "    %-28s %s\n", left, o->help);
+	}
+	fprintf(f, "    %-28s %s\n", "-h, --help", "show this usage (-h) or the man page (--help)");
+}
+
+int opts_usage_error(struct sbx_opts *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "sbx %s: error: ", p->cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	opts_usage(p, stderr);
+	p->exit_code = EXIT_USAGE;
+	return EXIT_USAGE;
+}
+
+static void list_opts(const struct sbx_opts *p)
+{
+	const struct sbx_option *o;
+
+	for (o = p->opts; o->long_name || o->short_name; o++) {
+		if (o->long_name)
+			printf("--%s\n", o->long_name);
+		if (o->short_name)
+			printf("-%c\n", o->short_name);
+	}
+	printf("--help\n-h\n");
+}
+
+static const char *option_text(const struct sbx_opts *p)
+{
+	static char buf[128];
+	const char *cur = p->argv[optind - 1];
+
+	/* getopt leaves optopt for short options; long ones are in argv */
+	if (optopt && optopt < 0x100 && !(cur && cur[0] == '-' && cur[1] == '-'))
+		snprintf(buf, sizeof(buf), "-%c", optopt);
+	else
+		snprintf(buf, sizeof(buf), "%s", cur ? cur : "?");
+	return buf;
+}
+
+int opts_next(struct sbx_opts *p)
+{
+	int c;
+
+	optopt = 0;
+	c = getopt_long(p->argc, p->argv, p->shortopts, p->longopts, NULL);
+	p->arg = optarg;
+	p->optind = optind;
+	switch (c) {
+	case -1:
+		return OPTS_END;
+	case 'h':
+		opts_usage(p, stdout);
+		p->exit_code = finish_stdout(EXIT_OK);
+		return OPTS_HELP;
+	case ID_HELP_LONG:
+		if (show_man_page(p->cmd) < 0)
+			opts_usage(p, stdout);
+		p->exit_code = finish_stdout(EXIT_OK);
+		return OPTS_HELP;
+	case ID_LIST_OPTS:
+		list_opts(p);
+		p->exit_code = finish_stdout(EXIT_OK);
+		return OPTS_HELP;
+	case ':':
+		opts_usage_error(p, "option '%s' needs a value", option_text(p));
+		return OPTS_ERROR;
+	case '?':
+		opts_usage_error(p, "unknown option '%s'", option_text(p));
+		return OPTS_ERROR;
+	default:
+		return c;
+	}
+}
+
+int opts_finish(struct sbx_opts *p, int c)
+{
+	free(p->longopts);
+	free(p->shortopts);
+	p->longopts = NULL;
+	p->shortopts = NULL;
+	if (c == OPTS_HELP || c == OPTS_ERROR)
+		return p->exit_code;
+	return c == OPTS_END ? EXIT_OK : EXIT_USAGE;
+}

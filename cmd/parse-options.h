@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_PARSE_OPTIONS_H
+#define SBX_PARSE_OPTIONS_H
+
+/*
+ * One option table per command, over getopt_long. The same table yields
+ * the parser, `-h` (usage on stdout), `--help` (the man page), and
+ * `--list-opts` (what the completions offer).
+ */
+
+#include <getopt.h>
+
+struct sbx_option {
+	const char *long_name;	/* without the dashes; NULL for short only */
+	int short_name;		/* 0 for long only */
+	const char *arg;	/* placeholder such as "FILE"; NULL for a flag */
+	const char *help;	/* one line */
+	int id;			/* what opts_next() returns; 0 means short_name */
+};
+
+#define OPT_END { NULL, 0, NULL, NULL, 0 }
+
+enum {
+	OPTS_STOP_AT_NON_OPTION = 1 << 0,	/* the rest is a command line */
+};
+
+/* What opts_next() returns besides option ids. */
+enum {
+	OPTS_END = -1,		/* no more options */
+	OPTS_HELP = -2,		/* -h, --help or --list-opts was handled */
+	OPTS_ERROR = -3,	/* an unknown option or a missing argument */
+};
+
+struct sbx_opts {
+	const char *cmd;		/* "run" for `sbx run` */
+	const char *const *usage;	/* synopsis lines, NULL-terminated */
+	const struct sbx_option *opts;
+	int argc;
+	char **argv;
+	unsigned flags;
+	int exit_code;			/* meaningful after OPTS_HELP/ERROR */
+	struct option *longopts;
+	char *shortopts;
+	char *arg;			/* the argument of the last option */
+	int optind;			/* first operand once opts_next() ended */
+};
+
+/* Set up parsing of argv (argv[0] is the command name). */
+void opts_init(struct sbx_opts *p, const char *cmd, const char *const *usage,
+	       const struct sbx_option *opts, int argc, char **argv, unsigned flags);
+
+/*
+ * The next option's id, with its argument in p->arg, or OPTS_END.
+ * -h, --help and --list-opts are answered here and give OPTS_HELP; an
+ * unknown option prints an error and the usage on stderr and gives
+ * OPTS_ERROR. In both cases p->exit_code is what the command returns:
+ * `default: return opts_finish(&p, c);` in the caller's switch.
+ */
+int opts_next(struct sbx_opts *p);
+
+/* Free what opts_init() allocated and return the exit code for c. */
+int opts_finish(struct sbx_opts *p, int c);
+
+/* Print the usage and the option list to f. */
+void opts_usage(const struct sbx_opts *p, FILE *f);
+
+/* Report a usage error for the command: message, then usage on stderr; returns 2. */
+int opts_usage_error(struct sbx_opts *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs with apt-get exactly what sbx's build, tests and demo need and the
+# machine lacks. Idempotent; silent when everything is there.
+set -eu
+
+packages=(
+	build-essential pkg-config binutils	# cc, make, as, objdump
+	libpfm4-dev				# event names to perf_event_attr
+	libelf-dev libdw-dev			# ELF symbols, build-ids; DWARF lines
+	libtraceevent-dev			# tracepoint formats
+	libjson-c-dev				# --json output
+	libcapstone-dev				# the faulting instruction of a crashed snippet
+	scdoc man-db groff-base			# man pages: build and read
+	bats bats-support bats-assert		# CLI tests
+	linux-perf				# the judge: perf report/script read what we write
+	llvm-14 clang				# peers: llvm-exegesis, llvm-profdata, clang
+	bash-completion zsh			# the completion tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq >/dev/null
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
