@@ -37,7 +37,8 @@ LDFLAGS += -fsanitize=address,undefined
 else
 VARIANT := default
 endif
-B := build/$(VARIANT)
+# B=build/NAME gives a build folder of your own (./sbx is not updated then)
+B ?= build/$(VARIANT)
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 CMD_SRCS := $(sort $(wildcard cmd/*.c))

@@ -1,0 +1,31 @@
+# Shared set-up of the bats suites: `load test_helper` at the top of each file.
+# SBX names the binary under test (default: the tree's ./sbx).
+bats_require_minimum_version 1.5.0
+
+TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+SBX=${SBX:-$TOP/sbx}
+DATA=$TOP/tests/data
+WORKLOADS=$TOP/tests/workloads
+
+load /usr/lib/bats/bats-support/load
+load /usr/lib/bats/bats-assert/load
+
+sbx() {
+	"$SBX" "$@"
+}
+
+# Skip with a stated reason unless perf_event_open works for this user.
+require_perf_events() {
+	local p
+	p=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 99)
+	[ "$(id -u)" -eq 0 ] || [ "$p" -le 1 ] ||
+		skip "perf_event_paranoid is $p: perf events are not allowed for this user"
+}
+
+# Skip with a stated reason when the machine has no hardware PMU.
+require_hw_pmu() {
+	command -v perf >/dev/null || skip "perf is not installed"
+	perf stat -e instructions -x, true 2>&1 | grep -q 'not supported' &&
+		skip "no hardware PMU on this machine (instructions: not supported)"
+	return 0
+}
