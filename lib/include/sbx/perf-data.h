@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_PERF_DATA_H
+#define SBX_PERF_DATA_H
+
+/*
+ * perf.data: reader and writer of the file format of Linux perf, in file
+ * mode and in pipe mode (shared/reference/jitdump-and-perf-data.md §4).
+ *
+ * The reader memory-maps a file and hands out records in place, without a
+ * copy per record; a byte-swapped file is mapped privately and each record
+ * is swapped in place the first time it is handed out. Pipe mode (a stream
+ * on stdin, or a pipe-mode stream saved to a file) is read with read(2).
+ * The writer writes file mode into a temporary file that replaces the
+ * target on close, or pipe mode to stdout.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+/* "PERFILE2" read as a little-endian u64 */
+#define PERF_MAGIC		0x32454c4946524550ULL
+#define PERF_MAGIC_SWAPPED	0x50455246494c4532ULL
+
+/* Feature ids: bits of the header's feature bitmap (header.h of perf). */
+enum perf_header_feature {
+	HEADER_RESERVED = 0,
+	HEADER_TRACING_DATA = 1,
+	HEADER_BUILD_ID,
+	HEADER_HOSTNAME,
+	HEADER_OSRELEASE,
+	HEADER_VERSION,
+	HEADER_ARCH,
+	HEADER_NRCPUS,
+	HEADER_CPUDESC,
+	HEADER_CPUID,
+	HEADER_TOTAL_MEM,
+	HEADER_CMDLINE,
+	HEADER_EVENT_DESC,
+	HEADER_CPU_TOPOLOGY,
+	HEADER_NUMA_TOPOLOGY,
+	HEADER_BRANCH_STACK,
+	HEADER_PMU_MAPPINGS,
+	HEADER_GROUP_DESC,
+	HEADER_AUXTRACE,
+	HEADER_STAT,
+	HEADER_CACHE,
+	HEADER_SAMPLE_TIME,
+	HEADER_MEM_TOPOLOGY,
+	HEADER_CLOCKID,
+	HEADER_DIR_FORMAT,
+	HEADER_BPF_PROG_INFO,
+	HEADER_BPF_BTF,
+	HEADER_COMPRESSED,
+	HEADER_CPU_PMU_CAPS,
+	HEADER_CLOCK_DATA,
+	HEADER_HYBRID_TOPOLOGY,
+	HEADER_PMU_CAPS,
+	HEADER_LAST_FEATURE,
+	HEADER_FEAT_BITS = 256,
+};
+
+/* Record types written by the perf tool, not the kernel (perf/event.h). */
+enum perf_user_event_type {
+	PERF_RECORD_USER_TYPE_START = 64,
+	PERF_RECORD_HEADER_ATTR = 64,		/* attr + u64 ids[], pipe mode */
+	PERF_RECORD_HEADER_EVENT_TYPE = 65,	/* deprecated */
+	PERF_RECORD_HEADER_TRACING_DATA = 66,	/* u32 size; data follows the record */
+	PERF_RECORD_HEADER_BUILD_ID = 67,	/* struct perf_record_build_id */
+	PERF_RECORD_FINISHED_ROUND = 68,	/* header only */
+	PERF_RECORD_ID_INDEX = 69,
+	PERF_RECORD_AUXTRACE_INFO = 70,
+	PERF_RECORD_AUXTRACE = 71,
+	PERF_RECORD_AUXTRACE_ERROR = 72,
+	PERF_RECORD_THREAD_MAP = 73,
+	PERF_RECORD_CPU_MAP = 74,
+	PERF_RECORD_STAT_CONFIG = 75,
+	PERF_RECORD_STAT = 76,
+	PERF_RECORD_STAT_ROUND = 77,
+	PERF_RECORD_EVENT_UPDATE = 78,		/* u64 type, id; payload */
+	PERF_RECORD_TIME_CONV = 79,
+	PERF_RECORD_HEADER_FEATURE = 80,	/* u64 feat_id; feature payload */
+	PERF_RECORD_COMPRESSED = 81,
+	PERF_RECORD_FINISHED_INIT = 82,
+	PERF_RECORD_COMPRESSED2 = 83,
+	PERF_RECORD_BPF_METADATA = 84,
+	PERF_RECORD_HEADER_MAX
+};
+
+/* PERF_RECORD_EVENT_UPDATE types */
+enum {
+	PERF_EVENT_UPDATE_UNIT = 0,
+	PERF_EVENT_UPDATE_SCALE = 1,
+	PERF_EVENT_UPDATE_NAME = 2,
+	PERF_EVENT_UPDATE_CPUS = 3,
+};
+
+/* header.misc of a build-id entry: the size byte is valid */
+#define PERF_RECORD_MISC_BUILD_ID_SIZE	(1 << 15)
+
+#define PERF_BUILD_ID_MAX	20
+
+/*
+ * One entry of the HEADER_BUILD_ID feature, and the record
+ * PERF_RECORD_HEADER_BUILD_ID of pipe mode: header.misc is the cpumode
+ * (PERF_RECORD_MISC_USER, _KERNEL) | PERF_RECORD_MISC_BUILD_ID_SIZE;
+ * header.size = 36 + the filename padded with NULs to a multiple of 8.
+ */
+struct perf_record_build_id {
+	struct perf_event_header header;
+	int32_t pid;			/* -1 for the host */
+	uint8_t build_id[PERF_BUILD_ID_MAX];
+	uint8_t size;			/* bytes of build_id in use */
+	uint8_t reserved1;
+	uint16_t reserved2;
+	char filename[];
+};
+
+/* The parts of a PERF_RECORD_SAMPLE (or of a sample_id_all trailer). */
+struct perf_branch_entry_raw {
+	uint64_t from, to, flags;
+};
+
+struct perf_sample {
+	uint64_t sample_type;	/* of the attr that parsed it */
+	uint16_t misc;		/* header.misc */
+	uint8_t cpumode;	/* misc & PERF_RECORD_MISC_CPUMODE_MASK */
+	uint64_t ip;
+	uint32_t pid, tid;	/* (u32)-1 when absent */
+	uint64_t time;		/* (u64)-1 when absent */
+	uint64_t addr;
+	uint64_t id;		/* from IDENTIFIER or ID; 0 when absent */
+	uint64_t stream_id;
+	uint32_t cpu;		/* (u32)-1 when absent */
+	uint64_t period;	/* attr.sample_period when PERIOD is absent (1 if freq) */
+	const void *read;	/* the read_format values, in place */
+	size_t read_size;
+	uint64_t callchain_nr;
+	const uint64_t *callchain;	/* in place; includes PERF_CONTEXT_* markers */
+	uint32_t raw_size;
+	const void *raw;		/* in place */
+	uint64_t branch_nr;
+	uint64_t branch_hw_idx;		/* (u64)-1 when absent */
+	const struct perf_branch_entry_raw *branches;	/* in place */
+	const uint64_t *branch_counters;	/* NULL when absent */
+	uint64_t regs_user_abi;
+	const uint64_t *regs_user;	/* popcount(attr.sample_regs_user) values */
+	uint64_t stack_user_size;
+	const void *stack_user;
+	uint64_t stack_user_dyn_size;
+	uint64_t weight;
+	uint64_t data_src;
+	uint64_t transaction;
+	uint64_t regs_intr_abi;
+	const uint64_t *regs_intr;
+	uint64_t phys_addr;
+	uint64_t cgroup;
+	uint64_t data_page_size;
+	uint64_t code_page_size;
+	uint64_t aux_size;
+	const void *aux;
+};
+
+/* ------------------------------------------------------------------ reader */
+
+/* One event of the file: its attr (zero-extended to this build's size), name, ids. */
+struct perf_data_attr {
+	struct perf_event_attr attr;
+	char *name;		/* from EVENT_DESC / EVENT_UPDATE, or made from type/config */
+	uint64_t *ids;
+	size_t nr_ids;
+	int id_pos;		/* u64 index of the id in a SAMPLE body, -1 when none */
+	int is_pos;		/* u64 index of the id counted from the end of a trailer, -1 */
+	size_t id_hdr_size;	/* bytes of the sample_id_all trailer, 0 when off */
+};
+
+struct perf_data;
+
+/*
+ * Open a perf.data for reading: path "-" reads stdin (pipe mode); a file
+ * in either mode is detected by its header. On success *out is the reader,
+ * to be freed with perf_data_close(). Returns 0 or a negative errno with a
+ * message (sbx_error_msg()): not a perf.data, truncated header, an attr
+ * size of 0, overlapping sections.
+ */
+int perf_data_open(const char *path, struct perf_data **out);
+
+/*
+ * Read a perf.data from memory (len bytes at buf, which the caller keeps
+ * alive and unchanged until perf_data_close()). A byte-swapped buffer is
+ * copied once. Used by the unit tests and by jit-inject.
+ */
+int perf_data_open_mem(const void *buf, size_t len, struct perf_data **out);
+
+/* Unmap, close and free everything; NULL is allowed. */
+void perf_data_close(struct perf_data *d);
+
+/* True for pipe mode input. */
+bool perf_data_is_pipe(const struct perf_data *d);
+
+/* True when the file was written on a machine of the other byte order. */
+bool perf_data_needs_swap(const struct perf_data *d);
+
+/*
+ * The next record of the data section (or of the stream), in file order,
+ * in native byte order: 1 with *rec set, 0 at the end, or a negative errno
+ * (a record size that is < 8 or runs past the data: "truncated record").
+ * In pipe mode, HEADER_ATTR, HEADER_FEATURE, EVENT_UPDATE and
+ * HEADER_TRACING_DATA records update the attrs / features as they pass and
+ * are handed out too. Records of unknown types (≥ PERF_RECORD_HEADER_MAX,
+ * or kernel types this reader does not know) are handed out and counted in
+ * perf_data_nr_unknown().
+ *
+ * *rec points into the mapped file and stays valid until perf_data_close()
+ * when perf_data_records_stable() is true; otherwise (pipe mode) only until
+ * the next call.
+ */
+int perf_data_next(struct perf_data *d, const struct perf_event_header **rec);
+
+/* See perf_data_next(). */
+bool perf_data_records_stable(const struct perf_data *d);
+
+/* Records of unknown type seen so far. */
+uint64_t perf_data_nr_unknown(const struct perf_data *d);
+
+/* The events: nr, and the i-th (owned by the reader). */
+size_t perf_data_nr_attrs(const struct perf_data *d);
+const struct perf_data_attr *perf_data_attr(const struct perf_data *d, size_t i);
+
+/*
+ * The attr that produced rec (a SAMPLE by its id, any other record by its
+ * sample_id_all trailer), the first attr when there is only one or the id
+ * is 0 / absent, NULL when the id is unknown or there are no attrs.
+ */
+const struct perf_data_attr *perf_data_attr_of(const struct perf_data *d,
+					       const struct perf_event_header *rec);
+
+/*
+ * Parse a SAMPLE record with the layout of attr into *s, or the
+ * sample_id_all trailer of any other record (pid/tid/time/cpu/id; fields
+ * the trailer lacks are -1). Pointers in *s point into rec. Returns 0 or
+ * -EINVAL when a field runs past header.size (with a message).
+ */
+int perf_data_parse_sample(const struct perf_data_attr *attr,
+			   const struct perf_event_header *rec, struct perf_sample *s);
+
+/*
+ * A feature section: 1 with *buf/*len set to its bytes (in place, in the
+ * writer's byte order), 0 when the file has none. In pipe mode, features
+ * are known once their HEADER_FEATURE record has passed perf_data_next().
+ */
+int perf_data_feature(const struct perf_data *d, int feat, const void **buf, size_t *len);
+
+/*
+ * A string feature (HOSTNAME, OSRELEASE, ARCH, CPUDESC, VERSION, CPUID)
+ * decoded into a new string (caller frees), or NULL when absent or malformed.
+ */
+char *perf_data_feature_string(const struct perf_data *d, int feat);
+
+/* The tracing data (HEADER_TRACING_DATA feature or record), or NULL with *len 0. */
+const void *perf_data_tracing_data(const struct perf_data *d, size_t *len);
+
+/* The name of a record type ("SAMPLE", "MMAP2", "FINISHED_ROUND"), or NULL. */
+const char *perf_record_type_name(uint32_t type);
+
+/* ------------------------------------------------------------------ writer */
+
+struct perf_data_writer;
+
+/*
+ * Start writing a perf.data. path "-" writes pipe mode to stdout; any other
+ * path gets file mode, written into a temporary file in the same folder and
+ * renamed over path by perf_data_writer_close() (never a truncated file).
+ * Returns 0 with *out set, or a negative errno with a message.
+ */
+int perf_data_writer_open(const char *path, struct perf_data_writer **out);
+
+/*
+ * Add an event. Every attr must be added before the first record. attr is
+ * copied (its size field is set to this build's sizeof); name (may be
+ * NULL) goes into EVENT_DESC (file mode) or an EVENT_UPDATE record (pipe
+ * mode). ids (may be NULL when there is a single event) are the ids the
+ * kernel gave this event's instances (PERF_EVENT_IOC_ID); with more than
+ * one attr every attr needs PERF_SAMPLE_IDENTIFIER and its ids.
+ */
+int perf_data_writer_add_attr(struct perf_data_writer *w, const struct perf_event_attr *attr,
+			      const char *name, const uint64_t *ids, size_t nr_ids);
+
+/*
+ * Append one record: rec starts with struct perf_event_header, and
+ * header.size bytes (a multiple of 8) are copied. Records are buffered.
+ */
+int perf_data_writer_write(struct perf_data_writer *w, const void *rec);
+
+/*
+ * Add a feature section (raw payload in the encoding of perf's header.c)
+ * for feat (HEADER_HOSTNAME, …). Each feature once. In file mode they are
+ * written at close, after the data; EVENT_DESC is made from the attrs
+ * unless given here. In pipe mode the payload is written at once as a
+ * HEADER_FEATURE record, except HEADER_TRACING_DATA (a HEADER_TRACING_DATA
+ * record) and HEADER_BUILD_ID (one HEADER_BUILD_ID record per entry).
+ */
+int perf_data_writer_add_feature(struct perf_data_writer *w, int feat, const void *buf,
+				 size_t len);
+
+/* Add a feature that is one perf string (u32 len; chars padded with NULs to 64). */
+int perf_data_writer_add_feature_string(struct perf_data_writer *w, int feat, const char *s);
+
+/* Bytes of records written so far (for the closing summary line). */
+uint64_t perf_data_writer_data_size(const struct perf_data_writer *w);
+
+/*
+ * Finish: write what is buffered, the attrs, features and header, sync,
+ * and rename the temporary file over the target (file mode). Frees w in
+ * every case. Returns 0 or a negative errno (then no file is left behind).
+ */
+int perf_data_writer_close(struct perf_data_writer *w);
+
+/* Give up: remove the temporary file and free w. NULL is allowed. */
+void perf_data_writer_abort(struct perf_data_writer *w);
+
+#endif

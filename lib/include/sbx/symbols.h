@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_SYMBOLS_H
+#define SBX_SYMBOLS_H
+
+/*
+ * Symbol tables of ELF files (.symtab, else .dynsym, through libelf),
+ * /proc/kallsyms and /tmp/perf-PID.map files, and ELF build-ids.
+ * A symtab is sorted by address; lookups are binary searches.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct symbol {
+	uint64_t start;		/* address (ELF st_value; kernel or map address) */
+	uint64_t size;		/* 0 when unknown: then it ends at the next symbol */
+	const char *name;	/* owned by the symtab */
+};
+
+struct symtab {
+	struct symbol *syms;	/* sorted by start */
+	size_t nr;
+	char *strings;		/* the names */
+	size_t strings_size;
+};
+
+/*
+ * Read the build-id note (NT_GNU_BUILD_ID) of the ELF file at path into
+ * id (room for max bytes; 20 is enough for every linker's sha1) and set
+ * *size. Returns 0, -ENOENT when the file has no build-id note, or another
+ * negative errno with a message (cannot open, not ELF).
+ */
+int symbols_read_build_id(const char *path, uint8_t *id, size_t max, size_t *size);
+
+/* Same, for an ELF image in memory. */
+int symbols_build_id_mem(const void *buf, size_t len, uint8_t *id, size_t max, size_t *size);
+
+/* Write the build-id as lowercase hex into out (room for 2*size+1). Returns out. */
+char *symbols_build_id_hex(const uint8_t *id, size_t size, char *out);
+
+/*
+ * Load the function and object symbols of the ELF file at path (.symtab,
+ * or .dynsym when it is stripped) into a new symtab (free with
+ * symtab_free()). Returns NULL with errno and a message on failure.
+ */
+struct symtab *symtab_from_elf(const char *path);
+
+/*
+ * Load "ADDR SIZE NAME" lines of a /tmp/perf-PID.map file. NULL with errno
+ * when it cannot be read; malformed lines are skipped.
+ */
+struct symtab *symtab_from_perf_map(const char *path);
+
+/*
+ * Load text symbols (t/T/w/W) of a kallsyms file (/proc/kallsyms). NULL
+ * with errno when unreadable or when every address is 0 (kptr_restrict).
+ */
+struct symtab *symtab_from_kallsyms(const char *path);
+
+/* The symbol that contains addr, or NULL. */
+const struct symbol *symtab_find(const struct symtab *t, uint64_t addr);
+
+void symtab_free(struct symtab *t);
+
+#endif
