@@ -246,7 +246,7 @@ int perf_data_parse_sample(const struct perf_data_attr *attr,
 			   const struct perf_event_header *rec, struct perf_sample *s);
 
 /*
- * A feature section: 1 with *buf/*len set to its bytes (in place, in the
+ * A feature section: 1 with *buf and *len set to its bytes (in place, in the
  * writer's byte order), 0 when the file has none. In pipe mode, features
  * are known once their HEADER_FEATURE record has passed perf_data_next().
  */
