@@ -1,0 +1,47 @@
+# bash completion for sbx. The binary is the source of truth: commands come from
+# `sbx --list-cmds` and `sbx --list-plugins`, options from `sbx CMD --list-opts`.
+
+_sbx() {
+	local cur=${COMP_WORDS[COMP_CWORD]}
+	local sbx=${COMP_WORDS[0]}
+	local i cmd= cmd_index=0
+
+	# the command is the first word after the global options
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		-*) ;;
+		*) cmd=${COMP_WORDS[i]} cmd_index=$i; break ;;
+		esac
+	done
+
+	if [[ -z $cmd ]]; then
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '-v --verbose --json --no-color --version --help' -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$("$sbx" --list-cmds 2>/dev/null) \
+				$("$sbx" --list-plugins 2>/dev/null) help" -- "$cur"))
+		fi
+		return
+	fi
+
+	if [[ $cmd == help && $COMP_CWORD -eq $((cmd_index + 1)) ]]; then
+		COMPREPLY=($(compgen -W "$("$sbx" --list-cmds 2>/dev/null) plugins" -- "$cur"))
+		return
+	fi
+
+	# after `--` comes a command line of its own
+	for ((i = cmd_index + 1; i < COMP_CWORD; i++)); do
+		if [[ ${COMP_WORDS[i]} == -- ]]; then
+			COMPREPLY=($(compgen -c -- "$cur"))
+			return
+		fi
+	done
+
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$("$sbx" "$cmd" --list-opts 2>/dev/null)" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+}
+
+complete -o filenames -F _sbx sbx
