@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: MIT
+/*
+ * perf.data writer. File mode layout:
+ *
+ *	header (104) | ids of every attr | attrs | data | feature table | features
+ *
+ * The ids and attrs are laid down when the first record (or close) comes,
+ * the header and the features at close. Pipe mode writes a 16-byte header,
+ * then HEADER_ATTR (+ EVENT_UPDATE name) records, then the records.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sbx/error.h"
+#include "sbx/perf-data.h"
+
+#define WBUF_SIZE	(256 * 1024)
+#define NAME_ALIGN	64
+
+struct wattr {
+	struct perf_event_attr attr;
+	char *name;
+	uint64_t *ids;
+	size_t nr_ids;
+};
+
+struct wfeature {
+	void *buf;
+	size_t len;
+};
+
+struct perf_data_writer {
+	int fd;
+	bool pipe;
+	char *path;		/* target (file mode) */
+	char *tmp;		/* temporary file (file mode) */
+	struct wattr *attrs;
+	size_t nr_attrs;
+	bool started;		/* attrs laid down */
+	uint64_t attrs_offset, data_offset, data_size;
+	uint64_t offset;	/* file offset of the next byte written */
+	struct wfeature feat[HEADER_LAST_FEATURE];
+	char *buf;
+	size_t buf_len;
+	int err;		/* first write error */
+};
+
+struct file_section {
+	uint64_t offset, size;
+};
+
+struct file_header {
+	uint64_t magic, size, attr_size;
+	struct file_section attrs, data, event_types;
+	uint64_t features[4];
+};
+
+static int wflush(struct perf_data_writer *w)
+{
+	size_t done = 0;
+
+	if (w->err)
+		return w->err;
+	while (done < w->buf_len) {
+		ssize_t n = write(w->fd, w->buf + done, w->buf_len - done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return w->err = sbx_error_errno(-errno, "cannot write '%s'",
+							w->pipe ? "stdout" : w->path);
+		}
+		done += n;
+	}
+	w->buf_len = 0;
+	return 0;
+}
+
+static int wbytes(struct perf_data_writer *w, const void *p, size_t len)
+{
+	const char *c = p;
+
+	if (w->err)
+		return w->err;
+	while (len) {
+		size_t n = WBUF_SIZE - w->buf_len;
+
+		if (n > len)
+			n = len;
+		memcpy(w->buf + w->buf_len, c, n);
+		w->buf_len += n;
+		w->offset += n;
+		c += n;
+		len -= n;
+		if (w->buf_len == WBUF_SIZE && wflush(w))
+			return w->err;
+	}
+	return 0;
+}
+
+static int wzeros(struct perf_data_writer *w, size_t len)
+{
+	static const char zeros[64];
+
+	while (len) {
+		size_t n = len < sizeof(zeros) ? len : sizeof(zeros);
+
+		if (wbytes(w, zeros, n))
+			return w->err;
+		len -= n;
+	}
+	return 0;
+}
+
+int perf_data_writer_open(const char *path, struct perf_data_writer **out)
+{
+	struct perf_data_writer *w = calloc(1, sizeof(*w));
+
+	if (!w || !(w->buf = malloc(WBUF_SIZE))) {
+		free(w);
+		return sbx_error(-ENOMEM, "out of memory");
+	}
+	if (!strcmp(path, "-")) {
+		w->pipe = true;
+		w->fd = STDOUT_FILENO;
+	} else {
+		const char *slash = strrchr(path, '/');
+		int dirlen = slash ? (int)(slash - path + 1) : 0;
+		const char *base = slash ? slash + 1 : path;
+
+		w->path = strdup(path);
+		if (!w->path || asprintf(&w->tmp, "%.*s.%s.XXXXXX", dirlen, path, base) < 0) {
+			free(w->path);
+			free(w->buf);
+			free(w);
+			return sbx_error(-ENOMEM, "out of memory");
+		}
+		w->fd = mkstemp(w->tmp);
+		if (w->fd < 0) {
+			int err = sbx_error_errno(-errno, "cannot create a file beside '%s'", path);
+
+			free(w->tmp);
+			free(w->path);
+			free(w->buf);
+			free(w);
+			return err;
+		}
+		/* perf refuses files not owned by the reader: 0644 like perf record */
+		fchmod(w->fd, 0644);
+	}
+	*out = w;
+	return 0;
+}
+
+int perf_data_writer_add_attr(struct perf_data_writer *w, const struct perf_event_attr *attr,
+			      const char *name, const uint64_t *ids, size_t nr_ids)
+{
+	struct wattr *a;
+
+	if (w->started)
+		return sbx_error(-EINVAL, "perf-data writer: attr added after the first record");
+	a = realloc(w->attrs, (w->nr_attrs + 1) * sizeof(*a));
+	if (!a)
+		return sbx_error(-ENOMEM, "out of memory");
+	w->attrs = a;
+	a = &w->attrs[w->nr_attrs];
+	memset(a, 0, sizeof(*a));
+	memcpy(&a->attr, attr, attr->size && attr->size < sizeof(*attr) ? attr->size
+									 : sizeof(*attr));
+	a->attr.size = sizeof(a->attr);
+	if (name && !(a->name = strdup(name)))
+		return sbx_error(-ENOMEM, "out of memory");
+	if (nr_ids) {
+		a->ids = malloc(nr_ids * sizeof(*ids));
+		if (!a->ids) {
+			free(a->name);
+			return sbx_error(-ENOMEM, "out of memory");
+		}
+		memcpy(a->ids, ids, nr_ids * sizeof(*ids));
+		a->nr_ids = nr_ids;
+	}
+	w->nr_attrs++;
+	return 0;
+}
+
+static int write_pipe_attrs(struct perf_data_writer *w)
+{
+	for (size_t i = 0; i < w->nr_attrs; i++) {
+		struct wattr *a = &w->attrs[i];
+		struct perf_event_header h = {
+			.type = PERF_RECORD_HEADER_ATTR,
+			.size = sizeof(h) + sizeof(a->attr) + a->nr_ids * 8,
+		};
+
+		wbytes(w, &h, sizeof(h));
+		wbytes(w, &a->attr, sizeof(a->attr));
+		wbytes(w, a->ids, a->nr_ids * 8);
+		if (a->name) {
+			size_t len = strlen(a->name) + 1, pad = (8 - len % 8) % 8;
+			struct {
+				struct perf_event_header h;
+				uint64_t type, id;
+			} u = {
+				.h = { .type = PERF_RECORD_EVENT_UPDATE, .size = sizeof(u) + len + pad },
+				.type = PERF_EVENT_UPDATE_NAME,
+				.id = a->nr_ids ? a->ids[0] : 0,
+			};
+
+			wbytes(w, &u, sizeof(u));
+			wbytes(w, a->name, len);
+			wzeros(w, pad);
+		}
+	}
+	return w->err;
+}
+
+/* Lay down the header space, ids and attrs (file mode) or the pipe header and attrs. */
+static int writer_start(struct perf_data_writer *w)
+{
+	if (w->started)
+		return w->err;
+	w->started = true;
+	if (!w->nr_attrs)
+		return w->err = sbx_error(-EINVAL, "perf-data writer: no event (attr) added");
+	if (w->pipe) {
+		uint64_t hdr[2] = { PERF_MAGIC, 16 };
+
+		wbytes(w, hdr, sizeof(hdr));
+		return write_pipe_attrs(w);
+	}
+	wzeros(w, sizeof(struct file_header));
+	for (size_t i = 0; i < w->nr_attrs; i++)
+		wbytes(w, w->attrs[i].ids, w->attrs[i].nr_ids * 8);
+	w->attrs_offset = w->offset;
+	for (size_t i = 0, id_off = sizeof(struct file_header); i < w->nr_attrs; i++) {
+		struct file_section ids = { id_off, w->attrs[i].nr_ids * 8 };
+
+		wbytes(w, &w->attrs[i].attr, sizeof(w->attrs[i].attr));
+		wbytes(w, &ids, sizeof(ids));
+		id_off += ids.size;
+	}
+	w->data_offset = w->offset;
+	return w->err;
+}
+
+int perf_data_writer_write(struct perf_data_writer *w, const void *rec)
+{
+	const struct perf_event_header *h = rec;
+
+	if (writer_start(w))
+		return w->err;
+	if (h->size < sizeof(*h) || h->size % 8)
+		return sbx_error(-EINVAL, "perf-data writer: record of type %u has size %u",
+				 h->type, h->size);
+	w->data_size += h->size;
+	return wbytes(w, rec, h->size);
+}
+
+uint64_t perf_data_writer_data_size(const struct perf_data_writer *w)
+{
+	return w->data_size;
+}
+
+static size_t string_size(const char *s)
+{
+	size_t len = strlen(s) + 1;
+
+	return 4 + (len + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
+}
+
+/* Encode a perf string (u32 len; chars, NUL-padded to 64) at p; returns its size. */
+static size_t put_string(char *p, const char *s)
+{
+	size_t size = string_size(s);
+	uint32_t len = size - 4;
+
+	memcpy(p, &len, 4);
+	memset(p + 4, 0, len);
+	memcpy(p + 4, s, strlen(s));
+	return size;
+}
+
+static int pipe_feature(struct perf_data_writer *w, int feat, const void *buf, size_t len)
+{
+	if (feat == HEADER_TRACING_DATA) {
+		struct {
+			struct perf_event_header h;
+			uint32_t size, pad;
+		} t = { { PERF_RECORD_HEADER_TRACING_DATA, 0, sizeof(t) } };
+		size_t padded = (len + 7) & ~(size_t)7;
+
+		if (padded > UINT32_MAX)
+			return sbx_error(-E2BIG, "tracing data too large");
+		t.size = padded;
+		wbytes(w, &t, sizeof(t));
+		wbytes(w, buf, len);
+		return wzeros(w, padded - len);
+	}
+	if (feat == HEADER_BUILD_ID) {
+		const char *p = buf, *end = p + len;
+
+		while (end - p >= (ptrdiff_t)sizeof(struct perf_event_header)) {
+			struct perf_event_header h;
+
+			memcpy(&h, p, sizeof(h));
+			if (h.size < sizeof(struct perf_record_build_id) || h.size > end - p)
+				return sbx_error(-EINVAL, "malformed build-id feature");
+			h.type = PERF_RECORD_HEADER_BUILD_ID;
+			wbytes(w, &h, sizeof(h));
+			wbytes(w, p + sizeof(h), h.size - sizeof(h));
+			p += h.size;
+		}
+		return w->err;
+	}
+	{
+		size_t padded = (len + 7) & ~(size_t)7;
+		struct {
+			struct perf_event_header h;
+			uint64_t feat;
+		} f = { .h = { .type = PERF_RECORD_HEADER_FEATURE }, .feat = feat };
+
+		if (sizeof(f) + padded > UINT16_MAX)
+			return sbx_error(-E2BIG, "feature %d too large for pipe mode", feat);
+		f.h.size = sizeof(f) + padded;
+		wbytes(w, &f, sizeof(f));
+		wbytes(w, buf, len);
+		return wzeros(w, padded - len);
+	}
+}
+
+int perf_data_writer_add_feature(struct perf_data_writer *w, int feat, const void *buf,
+				 size_t len)
+{
+	if (feat <= 0 || feat >= HEADER_LAST_FEATURE)
+		return sbx_error(-EINVAL, "perf-data writer: unknown feature %d", feat);
+	if (w->pipe) {
+		if (writer_start(w))
+			return w->err;
+		return pipe_feature(w, feat, buf, len);
+	}
+	if (w->feat[feat].buf)
+		return sbx_error(-EEXIST, "perf-data writer: feature %d added twice", feat);
+	w->feat[feat].buf = malloc(len ? len : 1);
+	if (!w->feat[feat].buf)
+		return sbx_error(-ENOMEM, "out of memory");
+	memcpy(w->feat[feat].buf, buf, len);
+	w->feat[feat].len = len;
+	return 0;
+}
+
+int perf_data_writer_add_feature_string(struct perf_data_writer *w, int feat, const char *s)
+{
+	size_t size = string_size(s);
+	char *p = malloc(size);
+	int err;
+
+	if (!p)
+		return sbx_error(-ENOMEM, "out of memory");
+	put_string(p, s);
+	err = perf_data_writer_add_feature(w, feat, p, size);
+	free(p);
+	return err;
+}
+
+/* EVENT_DESC: u32 nr; u32 attr_size; { attr; u32 nr_ids; string name; u64 ids[] }[nr] */
+static int make_event_desc(struct perf_data_writer *w)
+{
+	size_t size = 8;
+	char *buf, *p;
+	int err;
+
+	for (size_t i = 0; i < w->nr_attrs; i++)
+		size += sizeof(struct perf_event_attr) + 4 +
+			string_size(w->attrs[i].name ? w->attrs[i].name : "") +
+			w->attrs[i].nr_ids * 8;
+	p = buf = calloc(1, size);
+	if (!buf)
+		return sbx_error(-ENOMEM, "out of memory");
+	*(uint32_t *)p = w->nr_attrs;
+	*(uint32_t *)(p + 4) = sizeof(struct perf_event_attr);
+	p += 8;
+	for (size_t i = 0; i < w->nr_attrs; i++) {
+		uint32_t nr = w->attrs[i].nr_ids;
+
+		memcpy(p, &w->attrs[i].attr, sizeof(w->attrs[i].attr));
+		p += sizeof(w->attrs[i].attr);
+		memcpy(p, &nr, 4);
+		p += 4;
+		p += put_string(p, w->attrs[i].name ? w->attrs[i].name : "");
+		memcpy(p, w->attrs[i].ids, nr * 8);
+		p += nr * 8;
+	}
+	err = perf_data_writer_add_feature(w, HEADER_EVENT_DESC, buf, size);
+	free(buf);
+	return err;
+}
+
+static int write_file_tail(struct perf_data_writer *w)
+{
+	struct file_header fh = {
+		.magic = PERF_MAGIC,
+		.size = sizeof(fh),
+		.attr_size = sizeof(struct perf_event_attr) + sizeof(struct file_section),
+		.attrs = { w->attrs_offset, w->data_offset - w->attrs_offset },
+		.data = { w->data_offset, w->data_size },
+	};
+	uint64_t off;
+	size_t nr = 0;
+
+	if (!w->feat[HEADER_EVENT_DESC].buf && make_event_desc(w))
+		return w->err = -ENOMEM;
+	for (int f = 1; f < HEADER_LAST_FEATURE; f++)
+		if (w->feat[f].buf) {
+			fh.features[f / 64] |= 1ULL << (f % 64);
+			nr++;
+		}
+	/* table, then payloads, each 8-aligned */
+	off = w->offset + nr * sizeof(struct file_section);
+	for (int f = 1; f < HEADER_LAST_FEATURE; f++) {
+		struct file_section s;
+
+		if (!w->feat[f].buf)
+			continue;
+		s.offset = off;
+		s.size = w->feat[f].len;
+		off += (s.size + 7) & ~7ULL;
+		wbytes(w, &s, sizeof(s));
+	}
+	for (int f = 1; f < HEADER_LAST_FEATURE; f++) {
+		if (!w->feat[f].buf)
+			continue;
+		wbytes(w, w->feat[f].buf, w->feat[f].len);
+		wzeros(w, ((w->feat[f].len + 7) & ~(size_t)7) - w->feat[f].len);
+	}
+	if (wflush(w))
+		return w->err;
+	if (pwrite(w->fd, &fh, sizeof(fh), 0) != (ssize_t)sizeof(fh))
+		return w->err = sbx_error_errno(errno ? -errno : -EIO, "cannot write '%s'", w->path);
+	return 0;
+}
+
+static void writer_free(struct perf_data_writer *w)
+{
+	for (size_t i = 0; i < w->nr_attrs; i++) {
+		free(w->attrs[i].name);
+		free(w->attrs[i].ids);
+	}
+	for (int f = 0; f < HEADER_LAST_FEATURE; f++)
+		free(w->feat[f].buf);
+	free(w->attrs);
+	free(w->buf);
+	free(w->path);
+	free(w->tmp);
+	free(w);
+}
+
+int perf_data_writer_close(struct perf_data_writer *w)
+{
+	int err;
+
+	writer_start(w);
+	if (w->pipe) {
+		err = wflush(w);
+		writer_free(w);
+		return err;
+	}
+	err = write_file_tail(w);
+	if (!err && fsync(w->fd) && errno != EINVAL)
+		err = sbx_error_errno(-errno, "cannot write '%s'", w->path);
+	if (close(w->fd) && !err)
+		err = sbx_error_errno(-errno, "cannot write '%s'", w->path);
+	w->fd = -1;
+	if (!err && rename(w->tmp, w->path))
+		err = sbx_error_errno(-errno, "cannot rename '%s' to '%s'", w->tmp, w->path);
+	if (err)
+		unlink(w->tmp);
+	writer_free(w);
+	return err;
+}
+
+void perf_data_writer_abort(struct perf_data_writer *w)
+{
+	if (!w)
+		return;
+	if (!w->pipe) {
+		if (w->fd >= 0)
+			close(w->fd);
+		unlink(w->tmp);
+	} else {
+		wflush(w);
+	}
+	writer_free(w);
+}
