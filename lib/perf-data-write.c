@@ -292,7 +292,7 @@ static int pipe_feature(struct perf_data_writer *w, int feat, const void *buf, s
 		struct {
 			struct perf_event_header h;
 			uint32_t size, pad;
-		} t = { { PERF_RECORD_HEADER_TRACING_DATA, 0, sizeof(t) } };
+		} t = { .h = { .type = PERF_RECORD_HEADER_TRACING_DATA, .size = sizeof(t) } };
 		size_t padded = (len + 7) & ~(size_t)7;
 
 		if (padded > UINT32_MAX)
