@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: MIT
+/* Symbol tables: ELF (libelf), perf-PID.map, kallsyms; ELF build-ids. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sbx/error.h"
+#include "sbx/symbols.h"
+
+static bool elf_ready(void)
+{
+	static int state;	/* 0 unknown, 1 ok, -1 failed */
+
+	if (!state)
+		state = elf_version(EV_CURRENT) == EV_NONE ? -1 : 1;
+	return state > 0;
+}
+
+char *symbols_build_id_hex(const uint8_t *id, size_t size, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < size; i++) {
+		out[2 * i] = hex[id[i] >> 4];
+		out[2 * i + 1] = hex[id[i] & 15];
+	}
+	out[2 * size] = 0;
+	return out;
+}
+
+static int elf_build_id(Elf *elf, uint8_t *id, size_t max, size_t *size)
+{
+	Elf_Scn *scn = NULL;
+	size_t phnum;
+
+	/* notes in sections when there are section headers, else in PT_NOTE */
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)data->d_buf + name_off, "GNU", 4)) {
+				*size = nh.n_descsz < max ? nh.n_descsz : max;
+				memcpy(id, (char *)data->d_buf + desc_off, *size);
+				return 0;
+			}
+		}
+	}
+	if (elf_getphdrnum(elf, &phnum))
+		return -ENOENT;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		Elf_Data *data;
+		size_t off = 0, name_off, desc_off;
+		GElf_Nhdr nh;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		data = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz,
+					    ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
+		if (!data)
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)data->d_buf + name_off, "GNU", 4)) {
+				*size = nh.n_descsz < max ? nh.n_descsz : max;
+				memcpy(id, (char *)data->d_buf + desc_off, *size);
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
+}
+
+int symbols_build_id_mem(const void *buf, size_t len, uint8_t *id, size_t max, size_t *size)
+{
+	Elf *elf;
+	int err;
+
+	if (!elf_ready())
+		return sbx_error(-EINVAL, "libelf: %s", elf_errmsg(-1));
+	elf = elf_memory((char *)buf, len);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		return sbx_error(-EINVAL, "not an ELF image");
+	}
+	err = elf_build_id(elf, id, max, size);
+	elf_end(elf);
+	return err;
+}
+
+int symbols_read_build_id(const char *path, uint8_t *id, size_t max, size_t *size)
+{
+	int fd, err;
+	Elf *elf;
+
+	if (!elf_ready())
+		return sbx_error(-EINVAL, "libelf: %s", elf_errmsg(-1));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return sbx_error_errno(-errno, "cannot open '%s'", path);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		close(fd);
+		return sbx_error(-EINVAL, "'%s' is not an ELF file", path);
+	}
+	err = elf_build_id(elf, id, max, size);
+	elf_end(elf);
+	close(fd);
+	return err;
+}
+
+/* ------------------------------------------------------------- tables */
+
+struct bsym {
+	struct symbol sym;	/* name is an offset into strings until the end */
+	int binding;		/* 0 global, 1 weak, 2 local: which alias wins */
+};
+
+struct builder {
+	struct bsym *syms;
+	size_t nr, cap;
+	char *strings;
+	size_t len, strcap;
+};
+
+static void builder_release(struct builder *b)
+{
+	free(b->syms);
+	free(b->strings);
+}
+
+static int builder_add(struct builder *b, uint64_t start, uint64_t size, const char *name,
+		       int binding)
+{
+	size_t n = strlen(name) + 1;
+
+	if (b->nr == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 256;
+		struct bsym *s = realloc(b->syms, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		b->syms = s;
+		b->cap = cap;
+	}
+	if (b->len + n > b->strcap) {
+		size_t cap = b->strcap ? 2 * b->strcap : 4096;
+		char *s;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		s = realloc(b->strings, cap);
+		if (!s)
+			return -ENOMEM;
+		b->strings = s;
+		b->strcap = cap;
+	}
+	memcpy(b->strings + b->len, name, n);
+	b->syms[b->nr].sym = (struct symbol){ start, size, (const char *)(uintptr_t)b->len };
+	b->syms[b->nr].binding = binding;
+	b->nr++;
+	b->len += n;
+	return 0;
+}
+
+static int cmp_bsym(const void *x, const void *y)
+{
+	const struct bsym *a = x, *b = y;
+
+	if (a->sym.start != b->sym.start)
+		return a->sym.start < b->sym.start ? -1 : 1;
+	/* aliases: prefer global, then weak, then local; then the sized one; then the first */
+	if (a->binding != b->binding)
+		return a->binding < b->binding ? -1 : 1;
+	if ((a->sym.size == 0) != (b->sym.size == 0))
+		return a->sym.size ? -1 : 1;
+	return (uintptr_t)a->sym.name < (uintptr_t)b->sym.name ? -1 :
+	       (uintptr_t)a->sym.name > (uintptr_t)b->sym.name;
+}
+
+/* Sort, drop aliases, resolve names, size unsized symbols; frees the builder. */
+static struct symtab *builder_finish(struct builder *b)
+{
+	struct symtab *t = calloc(1, sizeof(*t));
+	struct symbol *syms = malloc((b->nr ? b->nr : 1) * sizeof(*syms));
+	size_t out = 0;
+
+	if (!t || !syms) {
+		free(t);
+		free(syms);
+		builder_release(b);
+		sbx_error(-ENOMEM, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	qsort(b->syms, b->nr, sizeof(*b->syms), cmp_bsym);
+	for (size_t i = 0; i < b->nr; i++) {
+		if (out && syms[out - 1].start == b->syms[i].sym.start)
+			continue;
+		syms[out] = b->syms[i].sym;
+		syms[out].name = b->strings + (uintptr_t)syms[out].name;
+		out++;
+	}
+	for (size_t i = 0; i + 1 < out; i++)
+		if (!syms[i].size)
+			syms[i].size = syms[i + 1].start - syms[i].start;
+	free(b->syms);
+	t->syms = syms;
+	t->nr = out;
+	t->strings = b->strings;
+	t->strings_size = b->len;
+	return t;
+}
+
+static int load_symtab_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct builder *b)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t nr;
+
+	if (!data || !sh->sh_entsize)
+		return 0;
+	nr = sh->sh_size / sh->sh_entsize;
+	for (size_t i = 0; i < nr; i++) {
+		GElf_Sym sym;
+		const char *name;
+		int type, bind;
+
+		if (!gelf_getsym(data, i, &sym))
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		bind = GELF_ST_BIND(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+		    !sym.st_value)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		if (builder_add(b, sym.st_value, sym.st_size, name,
+				bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct symtab *symtab_from_elf(const char *path)
+{
+	struct builder b = { 0 };
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	GElf_Shdr sh;
+	int fd, err = 0;
+	Elf *elf;
+
+	if (!elf_ready()) {
+		sbx_error(-EINVAL, "libelf: %s", elf_errmsg(-1));
+		errno = EINVAL;
+		return NULL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		sbx_error_errno(-errno, "cannot open '%s'", path);
+		return NULL;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		close(fd);
+		sbx_error(-EINVAL, "'%s' is not an ELF file", path);
+		errno = EINVAL;
+		return NULL;
+	}
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			symtab = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			dynsym = scn;
+	}
+	if (symtab && gelf_getshdr(symtab, &sh))
+		err = load_symtab_section(elf, symtab, &sh, &b);
+	if (!err && !b.nr && dynsym && gelf_getshdr(dynsym, &sh))
+		err = load_symtab_section(elf, dynsym, &sh, &b);
+	elf_end(elf);
+	close(fd);
+	if (err) {
+		builder_release(&b);
+		sbx_error(-ENOMEM, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	return builder_finish(&b);
+}
+
+struct symtab *symtab_from_perf_map(const char *path)
+{
+	struct builder b = { 0 };
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!f) {
+		sbx_error_errno(-errno, "cannot open '%s'", path);
+		return NULL;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long start, size;
+		int n = 0;
+
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, "%llx %llx %n", &start, &size, &n) < 2 || !n || !line[n])
+			continue;
+		if (builder_add(&b, start, size, line + n, 0))
+			break;
+	}
+	free(line);
+	fclose(f);
+	return builder_finish(&b);
+}
+
+struct symtab *symtab_from_kallsyms(const char *path)
+{
+	struct builder b = { 0 };
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	bool nonzero = false;
+
+	if (!f) {
+		sbx_error_errno(-errno, "cannot open '%s'", path);
+		return NULL;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long addr;
+		char type, name[512];
+
+		if (sscanf(line, "%llx %c %511s", &addr, &type, name) != 3)
+			continue;
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		if (addr)
+			nonzero = true;
+		if (builder_add(&b, addr, 0, name, type == 'T' ? 0 : type == 'W' ? 1 : 2))
+			break;
+	}
+	free(line);
+	fclose(f);
+	if (!nonzero) {
+		builder_release(&b);
+		sbx_error(-EACCES, "'%s' shows no addresses (kernel.kptr_restrict)", path);
+		errno = EACCES;
+		return NULL;
+	}
+	return builder_finish(&b);
+}
+
+const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (!t || !t->nr)
+		return NULL;
+	hi = t->nr;
+	/* the last symbol with start <= addr */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	lo--;
+	if (t->syms[lo].size && addr >= t->syms[lo].start + t->syms[lo].size)
+		return NULL;
+	return &t->syms[lo];
+}
+
+void symtab_free(struct symtab *t)
+{
+	if (!t)
+		return;
+	free(t->syms);
+	free(t->strings);
+	free(t);
+}
