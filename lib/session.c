@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+/* Records in timestamp order, flushed by rounds (see session.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sbx/error.h"
+#include "sbx/session.h"
+
+struct queued {
+	uint64_t time;
+	uint64_t seq;				/* file order among equal times */
+	const struct perf_event_header *rec;	/* owned when the reader's are not stable */
+};
+
+struct session {
+	struct perf_data *data;
+	bool copy;			/* records must be copied to be queued */
+	struct queued *heap;
+	size_t nr, cap;
+	uint64_t seq;
+	uint64_t max_time;		/* newest time queued */
+	uint64_t next_flush;		/* flush limit of the next round */
+	uint64_t last_time;		/* newest time delivered */
+	struct session_stats stats;
+};
+
+struct session *session_new(struct perf_data *d)
+{
+	struct session *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		sbx_error(-ENOMEM, "out of memory");
+		return NULL;
+	}
+	s->data = d;
+	s->copy = !perf_data_records_stable(d);
+	return s;
+}
+
+void session_free(struct session *s)
+{
+	if (!s)
+		return;
+	if (s->copy)
+		for (size_t i = 0; i < s->nr; i++)
+			free((void *)s->heap[i].rec);
+	free(s->heap);
+	free(s);
+}
+
+const struct session_stats *session_stats(const struct session *s)
+{
+	return &s->stats;
+}
+
+static bool before(const struct queued *a, const struct queued *b)
+{
+	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+static int heap_push(struct session *s, struct queued q)
+{
+	size_t i;
+
+	if (s->nr == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 4096;
+		struct queued *h = realloc(s->heap, cap * sizeof(*h));
+
+		if (!h)
+			return sbx_error(-ENOMEM, "out of memory");
+		s->heap = h;
+		s->cap = cap;
+	}
+	i = s->nr++;
+	while (i) {
+		size_t parent = (i - 1) / 2;
+
+		if (!before(&q, &s->heap[parent]))
+			break;
+		s->heap[i] = s->heap[parent];
+		i = parent;
+	}
+	s->heap[i] = q;
+	return 0;
+}
+
+static struct queued heap_pop(struct session *s)
+{
+	struct queued top = s->heap[0], last = s->heap[--s->nr];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= s->nr)
+			break;
+		if (c + 1 < s->nr && before(&s->heap[c + 1], &s->heap[c]))
+			c++;
+		if (!before(&s->heap[c], &last))
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	if (s->nr)
+		s->heap[i] = last;
+	return top;
+}
+
+static int deliver(struct session *s, const struct perf_event_header *rec, session_fn fn,
+		   void *ctx)
+{
+	const struct perf_data_attr *attr = perf_data_attr_of(s->data, rec);
+	struct perf_sample sample;
+
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		if (!attr || perf_data_parse_sample(attr, rec, &sample)) {
+			s->stats.bad_samples++;
+			return 0;
+		}
+		s->stats.samples++;
+	} else if (!attr || perf_data_parse_sample(attr, rec, &sample)) {
+		/* no trailer to read: only what the header says */
+		memset(&sample, 0, sizeof(sample));
+		sample.misc = rec->misc;
+		sample.cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+		sample.pid = sample.tid = sample.cpu = (uint32_t)-1;
+		sample.time = (uint64_t)-1;
+	}
+	if (rec->type == PERF_RECORD_LOST && rec->size >= 24) {
+		uint64_t lost;
+
+		memcpy(&lost, (const char *)rec + 16, 8);
+		s->stats.lost += lost;
+	} else if (rec->type == PERF_RECORD_LOST_SAMPLES && rec->size >= 16) {
+		uint64_t lost;
+
+		memcpy(&lost, (const char *)rec + 8, 8);
+		s->stats.lost_samples += lost;
+	}
+	s->stats.records++;
+	return fn(ctx, rec, attr, &sample);
+}
+
+static int flush(struct session *s, uint64_t limit, session_fn fn, void *ctx)
+{
+	while (s->nr && s->heap[0].time <= limit) {
+		struct queued q = heap_pop(s);
+		int err = deliver(s, q.rec, fn, ctx);
+
+		s->last_time = q.time;
+		if (s->copy)
+			free((void *)q.rec);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The timestamp of a record, or 0 when it has none. */
+static uint64_t record_time(struct session *s, const struct perf_event_header *rec)
+{
+	const struct perf_data_attr *attr;
+	struct perf_sample sample;
+
+	if (rec->type >= PERF_RECORD_USER_TYPE_START)
+		return 0;
+	attr = perf_data_attr_of(s->data, rec);
+	if (!attr || !(attr->attr.sample_type & PERF_SAMPLE_TIME))
+		return 0;
+	if (rec->type != PERF_RECORD_SAMPLE && !attr->attr.sample_id_all)
+		return 0;
+	if (perf_data_parse_sample(attr, rec, &sample) || sample.time == (uint64_t)-1)
+		return 0;
+	return sample.time;
+}
+
+int session_run(struct session *s, session_fn fn, void *ctx)
+{
+	const struct perf_event_header *rec;
+	int ret, err;
+
+	while ((ret = perf_data_next(s->data, &rec)) > 0) {
+		uint64_t t;
+
+		if (rec->type == PERF_RECORD_FINISHED_ROUND) {
+			err = flush(s, s->next_flush, fn, ctx);
+			if (err)
+				return err;
+			s->next_flush = s->max_time;
+			continue;
+		}
+		t = record_time(s, rec);
+		if (!t) {
+			err = deliver(s, rec, fn, ctx);
+			if (err)
+				return err;
+			continue;
+		}
+		if (t < s->last_time)
+			s->stats.unordered++;
+		if (t > s->max_time)
+			s->max_time = t;
+		if (s->copy) {
+			void *c = malloc(rec->size);
+
+			if (!c)
+				return sbx_error(-ENOMEM, "out of memory");
+			memcpy(c, rec, rec->size);
+			rec = c;
+		}
+		err = heap_push(s, (struct queued){ t, s->seq++, rec });
+		if (err) {
+			if (s->copy)
+				free((void *)rec);
+			return err;
+		}
+	}
+	/* deliver what came before an error too, then report it */
+	err = flush(s, UINT64_MAX, fn, ctx);
+	if (ret < 0)
+		return ret;
+	return err;
+}
