@@ -63,6 +63,11 @@ static void child_main(struct workload *w, int cork_rd, int err_wr)
 	ssize_t n;
 
 	setrlimit(RLIMIT_CORE, &no_core);
+	if (w->opts.stdio_fds) {
+		for (int i = 0; i < 3; i++)
+			if (w->opts.stdio_fds[i] >= 0 && w->opts.stdio_fds[i] != i)
+				dup2(w->opts.stdio_fds[i], i);
+	}
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (w->opts.cpu >= 0) {
 		cpu_set_t set;

@@ -57,6 +57,8 @@ struct workload_opts {
 	unsigned flags;			/* WORKLOAD_* */
 	int cpu;			/* pin the child to this CPU; -1 none */
 	double timeout_s;		/* SIGKILL the child after this many seconds; 0 none */
+	const int *stdio_fds;		/* NULL: inherit; else the child's {stdin, stdout,
+					   stderr} are dup2()ed from these (-1 keeps one) */
 };
 
 /*
