@@ -19,6 +19,7 @@ struct dso_cache {
 	struct dso **table;	/* open addressing by path hash */
 	size_t table_size;
 	char *debug_dir, *debuginfod_dir, *kallsyms;
+	const char *system_debug_dir;	/* separate debug files: /usr/lib/debug */
 	struct symtab *kallsyms_tab;	/* shared by the kernel and its modules */
 	bool kallsyms_tried;
 };
@@ -38,6 +39,7 @@ struct dso_cache *dso_cache_new(void)
 
 	if (!c)
 		return NULL;
+	c->system_debug_dir = "/usr/lib/debug";
 	if (dso_cache_set_paths(c, NULL, NULL, NULL)) {
 		free(c);
 		errno = ENOMEM;
@@ -272,6 +274,35 @@ static void load_segments(struct dso *d)
 	close(fd);
 }
 
+/*
+ * Separate debug info (Debian's -dbgsym packages): /usr/lib/debug/.build-id/
+ * xx/yyyy.debug has the full .symtab of a stripped library.
+ */
+static struct symtab *symtab_from_debug_file(struct dso *d)
+{
+	uint8_t id[DSO_BUILD_ID_MAX];
+	size_t size = d->build_id_size;
+	char hex[2 * DSO_BUILD_ID_MAX + 1], *p;
+	struct symtab *t = NULL;
+
+	if (size)
+		memcpy(id, d->build_id, size);
+	else if (symbols_read_build_id(d->file, id, sizeof(id), &size))
+		return NULL;
+	symbols_build_id_hex(id, size, hex);
+	if (asprintf(&p, "%s/.build-id/%.2s/%s.debug", d->cache->system_debug_dir, hex,
+		     hex + 2) < 0)
+		return NULL;
+	if (is_file(p))
+		t = symtab_from_elf(p);
+	free(p);
+	if (t && !t->nr) {
+		symtab_free(t);
+		t = NULL;
+	}
+	return t;
+}
+
 static void dso_load(struct dso *d)
 {
 	struct dso_cache *c = d->cache;
@@ -286,7 +317,9 @@ static void dso_load(struct dso *d)
 		if (!d->file)
 			return;
 		load_segments(d);
-		d->symtab = symtab_from_elf(d->file);
+		d->symtab = symtab_from_debug_file(d);
+		if (!d->symtab)
+			d->symtab = symtab_from_elf(d->file);
 		break;
 	case DSO_KERNEL:
 		if (!c->kallsyms_tried) {
