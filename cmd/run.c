@@ -77,6 +77,7 @@ struct run_cfg {
 	struct snippet_asm_opts ao;
 	enum format fmt;
 	int text_header_done;
+	int name_width;		/* of the SNIPPET column */
 };
 
 static char *read_all(const char *path)
@@ -287,8 +288,8 @@ static void print_text(const char *name, const struct snippet *s,
 		       const struct measure_result *r, struct run_cfg *c)
 {
 	if (!c->text_header_done) {
-		printf("%-28s %-20s %12s %12s  %s\n", "SNIPPET", "KEY", "PER INSN", "PER SNIPPET",
-		       "COUNTER");
+		printf("%-*s  %-18s %10s %12s  %s\n", c->name_width, "SNIPPET", "KEY", "PER INSN",
+		       "PER SNIPPET", "COUNTER");
 		c->text_header_done = 1;
 	}
 	for (int i = 0; i < r->n_values; i++) {
@@ -301,7 +302,8 @@ static void print_text(const char *name, const struct snippet *s,
 			snprintf(counter, sizeof(counter), "%s (%s)", r->counter, r->unit);
 		else
 			snprintf(counter, sizeof(counter), "event");
-		printf("%-28s %-20s %12.4f %12.4f  %s\n", i == 0 ? name : "", r->values[i].key,
+		printf("%-*s  %-18s %10.4f %12.4f  %s\n", c->name_width, i == 0 ? name : "",
+		       r->values[i].key,
 		       r->values[i].value, r->values[i].per_snippet_value, counter);
 	}
 	fflush(stdout);
@@ -495,6 +497,10 @@ int cmd_run(int argc, char **argv)
 		return opts_finish(&p, opts_usage_error(&p, "no snippet given (FILE, - or --asm)"));
 	if (c.ao.dump_object && n_inputs > 1)
 		return opts_finish(&p, opts_usage_error(&p, "--dump-object-to-disk takes one snippet"));
+	c.name_width = 7;
+	for (int i = 0; i < n_inputs; i++)
+		if ((int)strlen(inputs[i].name) > c.name_width)
+			c.name_width = (int)strlen(inputs[i].name);
 	for (int i = 0; i < n_inputs; i++)
 		failed |= run_one(&inputs[i], &c);
 	opts_finish(&p, OPTS_END);

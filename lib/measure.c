@@ -23,7 +23,9 @@
 #define SCRATCH_SIZE (1ul << 20)
 #define MAX_CODE_SIZE (256ul << 20)
 #define PAGE 4096ul
-#define CAL_COPIES 10000ul	/* one-cycle adds per calibration run */
+#define CAL_UNROLL 100ul	/* one-cycle adds per calibration loop iteration */
+#define CAL_TRIPS 1000ul	/* iterations of the K calibration run (2K: twice) */
+#define CAL_ADDS (CAL_UNROLL * CAL_TRIPS)
 #define WARMUP 3
 
 /* the measured runs of one repeat, in order */
@@ -215,8 +217,8 @@ static void emit_function(struct emit *e, const struct child_arg *a, bool calibr
 	const struct snippet *s = a->s;
 	const uint8_t *body = calibration ? cal_insn : s->code;
 	size_t body_size = calibration ? sizeof(cal_insn) : s->code_size;
-	bool loop = !calibration && a->rep == MEASURE_LOOP;
-	unsigned long copies = calibration ? 2 * CAL_COPIES : loop ? 1 : 2 * a->k;
+	bool loop = calibration || a->rep == MEASURE_LOOP;
+	unsigned long copies = calibration ? CAL_UNROLL : loop ? 1 : 2 * a->k;
 
 	put(e, pushes, sizeof(pushes));
 	put_movabs(e, 0, ctx);
@@ -255,7 +257,7 @@ static void emit_function(struct emit *e, const struct child_arg *a, bool calibr
 			put(e, body, body_size);
 		lay->copies_end = e->len;
 	} else {
-		int l = s->loop_reg;
+		int l = calibration ? SNIPPET_RCX : s->loop_reg;
 		size_t top;
 		int32_t rel;
 
@@ -264,7 +266,8 @@ static void emit_function(struct emit *e, const struct child_arg *a, bool calibr
 		put_align(e, 64);
 		top = e->len;
 		lay->copies_begin = top;
-		put(e, body, body_size);
+		for (unsigned long i = 0; i < copies; i++)
+			put(e, body, body_size);
 		lay->copies_end = e->len;
 		/* add $-1,%l; jne top */
 		put(e, (const uint8_t[]){ (uint8_t)(0x48 | (l >= 8)), 0x83,
@@ -399,7 +402,7 @@ static int child_main(void *arg)
 	struct code_ctx *ctx;
 	uint8_t *scratch, *cal = NULL, *code;
 	int fds[1 + MEASURE_MAX_EVENTS], nfd = 0;
-	uint64_t cal_entry[2] = { 0 }, snip_entry[2] = { 0 }, trips[2];
+	uint64_t snip_entry[2] = { 0 }, trips[2];
 
 	ctx = map_at(0, PAGE, PROT_READ | PROT_WRITE);
 	scratch = map_at(0, SCRATCH_SIZE, PROT_READ | PROT_WRITE);
@@ -419,8 +422,6 @@ static int child_main(void *arg)
 		cal = build(a, true, 0, (uint64_t)ctx, (uint64_t)scratch, &lay_cal);
 		if (!cal)
 			return child_fail(sh, "cannot map the calibration code: %s", strerror(errno));
-		cal_entry[0] = (uint64_t)cal + lay_cal.copies_begin + CAL_COPIES * 3;
-		cal_entry[1] = (uint64_t)cal + lay_cal.copies_begin;
 	}
 	code = build(a, false, s->address, (uint64_t)ctx, (uint64_t)scratch, &lay);
 	if (!code && s->address)
@@ -474,7 +475,7 @@ static int child_main(void *arg)
 			if (slot <= SLOT_CAL_2) {
 				if (!cal)
 					continue;
-				ctx->entry = cal_entry[big];
+				ctx->trips = big ? 2 * CAL_TRIPS : CAL_TRIPS;
 				run_once(a, (void (*)(void))cal, fds, nfd, out);
 			} else {
 				if (a->o->no_diff && big)
@@ -554,23 +555,39 @@ static void describe_failure(const struct snippet *s, const struct shared *sh,
 			     const struct workload_status *st, double timeout, char *buf,
 			     size_t len)
 {
+	unsigned long ip = st->fault_ip;
 	size_t used;
 
 	workload_status_describe(st, timeout, buf, len);
 	if (!st->signaled || st->signo == SIGKILL)
 		return;
 	used = strlen(buf);
-	if (st->fault_ip >= sh->copies_begin && st->fault_ip < sh->copies_end && s->code_size) {
-		size_t off = (size_t)(st->fault_ip - sh->copies_begin) % s->code_size;
+	/* a system call stops with rip after the 2-byte syscall instruction */
+	if (st->signo == SIGSYS && ip >= 2)
+		ip -= 2;
+	if (ip >= sh->copies_begin && st->fault_ip < sh->copies_end && s->code_size) {
+		size_t off = (size_t)(ip - sh->copies_begin) % s->code_size;
 		const struct snippet_insn *in = snippet_insn_at(s, off);
 
-		snprintf(buf + used, len - used, ", snippet+%#zx%s%s", off, in ? ": " : "",
+		snprintf(buf + used, len - used, ", snippet+0x%zx%s%s", off, in ? ": " : "",
 			 in ? in->text : "");
-	} else if (st->fault_ip >= sh->code_begin && st->fault_ip < sh->copies_begin) {
+	} else if (ip >= sh->code_begin && ip < sh->copies_begin) {
 		snprintf(buf + used, len - used, ", in the register set-up");
-	} else if (st->fault_ip) {
-		snprintf(buf + used, len - used, ", rip %#lx outside the snippet", st->fault_ip);
+	} else if (ip) {
+		snprintf(buf + used, len - used, ", rip %#lx outside the snippet", ip);
 	}
+}
+
+/* TSC ticks per cycle from the calibration runs of repeats [from, to): min(2K) - min(K). */
+static double cal_ratio(const struct shared *sh, size_t stride, unsigned from, unsigned to)
+{
+	double m1 = INFINITY, m2 = INFINITY;
+
+	for (unsigned i = from; i < to; i++) {
+		m1 = fmin(m1, (double)sh->raw[((size_t)i * N_SLOTS + SLOT_CAL_1) * stride]);
+		m2 = fmin(m2, (double)sh->raw[((size_t)i * N_SLOTS + SLOT_CAL_2) * stride]);
+	}
+	return (m2 - m1) / CAL_ADDS;
 }
 
 /* One child for one repetition mode; fills r->values (aggregated). */
@@ -637,37 +654,39 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 		return sbx_error(-ENOMEM, "out of memory");
 	}
 #define RAW(rep_, slot_, i_) ((double)sh->raw[((size_t)(rep_) * N_SLOTS + (slot_)) * stride + (i_)])
+	/*
+	 * Each series (K runs, 2K runs) is aggregated first and the difference
+	 * taken after, as nanoBench and uarch-bench do: a run hit by an
+	 * interrupt then spoils one reading, not the difference.
+	 */
 	if (ck == CK_TSC) {
-		for (unsigned i = 0; i < n; i++) {
-			double q = (RAW(i, SLOT_CAL_2, 0) - RAW(i, SLOT_CAL_1, 0)) / CAL_COPIES;
+		unsigned h = n > 1 ? n / 2 : 1;
 
-			if (q <= 0)
-				continue;
-			if (i < n / 2 || n == 1)
-				ratio_a = fmin(ratio_a, q);
-			if (i >= n / 2)
-				ratio_b = fmin(ratio_b, q);
-		}
-		ratio = fmin(ratio_a, ratio_b);
-		if (!isfinite(ratio) || ratio <= 0) {
+		ratio = cal_ratio(sh, stride, 0, n);
+		ratio_a = cal_ratio(sh, stride, 0, h);
+		ratio_b = n > 1 ? cal_ratio(sh, stride, h, n) : ratio_a;
+		if (!(ratio > 0)) {
 			snprintf(r->error, sizeof(r->error), "the TSC calibration failed "
 				 "(the TSC did not advance)");
 			goto out;
 		}
 		r->tsc_per_cycle = ratio;
-		r->drift = isfinite(ratio_a) && isfinite(ratio_b) ? (ratio_b - ratio_a) / ratio_a : 0;
+		r->drift = ratio_a > 0 && ratio_b > 0 ? (ratio_b - ratio_a) / ratio_a : 0;
 	}
 	for (int e = 0; e <= o->n_events; e++) {
 		struct measure_value *mv = &r->values[e];
 		double agg;
 
-		for (unsigned i = 0; i < n; i++) {
-			double v = o->no_diff ? RAW(i, SLOT_SNIP_1, e) :
-				   RAW(i, SLOT_SNIP_2, e) - RAW(i, SLOT_SNIP_1, e);
-
-			ev[i] = e == 0 && ck == CK_TSC ? v / ratio : v;
-		}
+		for (unsigned i = 0; i < n; i++)
+			ev[i] = RAW(i, SLOT_SNIP_1, e);
 		agg = aggregate(ev, (int)n, o->aggregate);
+		if (!o->no_diff) {
+			for (unsigned i = 0; i < n; i++)
+				ev[i] = RAW(i, SLOT_SNIP_2, e);
+			agg = aggregate(ev, (int)n, o->aggregate) - agg;
+		}
+		if (e == 0 && ck == CK_TSC)
+			agg /= ratio;
 		snprintf(mv->key, sizeof(mv->key), "%s",
 			 e == 0 ? measure_mode_name(o->mode) : o->events[e - 1]);
 		mv->value = agg / (double)ninsn;

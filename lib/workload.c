@@ -27,6 +27,9 @@
 #include "sbx/error.h"
 #include "sbx/workload.h"
 
+/* what failed in the child, sent with its errno on the exec-error pipe */
+enum { STAGE_PIN, STAGE_EXEC };
+
 struct workload {
 	struct workload_opts opts;
 	pid_t pid;
@@ -75,10 +78,9 @@ static void child_main(struct workload *w, int cork_rd, int err_wr)
 		CPU_ZERO(&set);
 		CPU_SET(w->opts.cpu, &set);
 		if (sched_setaffinity(0, sizeof(set), &set) < 0) {
-			int e = errno;
+			int e[2] = { STAGE_PIN, errno };
 
-			if (err_wr >= 0)
-				(void)!write(err_wr, &e, sizeof(e));
+			(void)!write(err_wr, e, sizeof(e));
 			_exit(127);
 		}
 	}
@@ -94,9 +96,9 @@ static void child_main(struct workload *w, int cork_rd, int err_wr)
 	}
 	execvp(w->opts.argv[0], w->opts.argv);
 	{
-		int e = errno;
+		int e[2] = { STAGE_EXEC, errno };
 
-		(void)!write(err_wr, &e, sizeof(e));
+		(void)!write(err_wr, e, sizeof(e));
 	}
 	_exit(127);
 }
@@ -194,7 +196,7 @@ int workload_start(struct workload *w)
 {
 	char c = 1;
 	ssize_t n;
-	int e;
+	int e[2];
 
 	if (w->started || w->ended)
 		return sbx_error(-EINVAL, "workload: already started");
@@ -202,9 +204,10 @@ int workload_start(struct workload *w)
 	if (w->opts.timeout_s > 0)
 		set_deadline(w);
 	if (write(w->cork_fd, &c, 1) != 1) {
-		e = -errno;
+		int err = -errno;
+
 		workload_cancel(w);
-		return sbx_error_errno(e, "workload: cannot start the child");
+		return sbx_error_errno(err, "workload: cannot start the child");
 	}
 	close(w->cork_fd);
 	w->cork_fd = -1;
@@ -216,12 +219,12 @@ int workload_start(struct workload *w)
 	w->err_fd = -1;
 	if (n == sizeof(e)) {
 		reap(w);
-		w->st.exec_errno = e;
+		w->st.exec_errno = e[1];
 		w->st.exited = 1;
 		w->st.exit_code = 127;
-		if (w->opts.argv)
-			return sbx_error_errno(-e, "cannot run '%s'", w->opts.argv[0]);
-		return sbx_error_errno(-e, "workload: cannot set up the child");
+		if (e[0] == STAGE_PIN)
+			return sbx_error_errno(-e[1], "cannot pin the child to CPU %d", w->opts.cpu);
+		return sbx_error_errno(-e[1], "cannot run '%s'", w->opts.argv[0]);
 	}
 	return 0;
 }

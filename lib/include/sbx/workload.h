@@ -31,7 +31,8 @@ struct workload_status {
 	unsigned long fault_ip;		/* the child's rip at the fault (ptrace only, else 0) */
 	int timed_out;			/* ended (SIGKILL) by the timeout; signaled is 0 then */
 	long syscall_nr;		/* a forbidden system call (seccomp), else -1 */
-	int exec_errno;			/* exec failed in the child: its errno, else 0 */
+	int exec_errno;			/* exec (or pinning to cpu) failed in the child: its
+					   errno, else 0 */
 };
 
 enum {
@@ -79,7 +80,9 @@ pid_t workload_pid(const struct workload *w);
  * Uncork the child; the timeout starts counting now. In exec mode, waits
  * until the exec has happened: an exec failure returns -errno (message
  * "cannot run 'CMD': ...") and the child is reaped, its status holding
- * exec_errno. Returns 0 on success.
+ * exec_errno. A failure to pin the child to opts->cpu is returned the same
+ * way in both modes ("cannot pin the child to CPU N: ..."). Returns 0 on
+ * success.
  */
 int workload_start(struct workload *w);
 

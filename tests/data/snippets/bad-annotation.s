@@ -1,0 +1,3 @@
+# The DEFREG below lacks its value.
+# LLVM-EXEGESIS-DEFREG RAX
+addq %rax, %rax

@@ -1,0 +1,2 @@
+# Never ends: run with --timeout 1.
+1: jmp 1b
