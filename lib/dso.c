@@ -334,7 +334,6 @@ static void dso_load(struct dso *d)
 	case DSO_NONE:
 		break;
 	}
-	sbx_error_clear();	/* a DSO without symbols is not a failure */
 }
 
 uint64_t dso_offset_to_vaddr(struct dso *d, uint64_t offset)

@@ -217,8 +217,15 @@ int session_run(struct session *s, session_fn fn, void *ctx)
 		}
 	}
 	/* deliver what came before an error too, then report it */
-	err = flush(s, UINT64_MAX, fn, ctx);
-	if (ret < 0)
+	if (ret < 0) {
+		const char *m = sbx_error_msg();
+		char *msg = m ? strdup(m) : NULL;
+
+		flush(s, UINT64_MAX, fn, ctx);
+		if (msg)
+			sbx_error(ret, "%s", msg);
+		free(msg);
 		return ret;
-	return err;
+	}
+	return flush(s, UINT64_MAX, fn, ctx);
 }

@@ -1,0 +1,177 @@
+#!/usr/bin/env bats
+# sbx report on files that Linux perf recorded, with perf report as the
+# judge: the same top symbols and the same per-PID split (within 1
+# percentage point on the same file), and every process of one PIE binary
+# attributed to its own function.
+
+load test_helper
+
+setup_file() {
+	command -v perf >/dev/null || return 0
+	W=$BATS_FILE_TMPDIR
+	# noploop: hot_a ≈ 2/3, hot_b ≈ 1/3 of the CPU time
+	perf record -q -e cpu-clock -F 999 -o "$W/nl.data" -- "$WORKLOADS/noploop" 300 \
+		>/dev/null 2>&1 || true
+	# the same PIE binary as 4 concurrent processes, spin_<i> each, with call chains
+	perf record -q -e cpu-clock -F 999 -g -o "$W/fk.data" -- "$WORKLOADS/forker" 4 300 \
+		>"$W/fk.out" 2>/dev/null || true
+	# pipe mode, saved
+	perf record -q -e cpu-clock -F 999 -o - -- "$WORKLOADS/noploop" 200 \
+		>"$W/pipe.data" 2>/dev/null || true
+}
+
+setup() {
+	command -v perf >/dev/null || skip "perf is not installed"
+	require_perf_events
+	W=$BATS_FILE_TMPDIR
+	[ -s "$W/nl.data" ] || skip "perf record could not record here"
+}
+
+# "KEY PERCENT" lines of perf report --stdio --no-children for one sort key
+perf_rows() {	# $1 file, $2 sort key
+	perf report --stdio --no-children -i "$1" -s "$2" 2>/dev/null |
+		awk '/^#/ || NF < 2 { next } $1 ~ /%$/ { p = $1; sub(/%/, "", p);
+			$1 = ""; sub(/^ +/, ""); print $0 "\t" p }' | sort
+}
+
+# Join two "KEY\tPCT" lists and fail when a key's percentages differ by > 1.
+compare_rows() {	# $1 perf rows, $2 sbx rows
+	python3 - "$1" "$2" <<-'EOF'
+	import sys
+	def load(path):
+	    d = {}
+	    for line in open(path):
+	        k, _, v = line.rstrip("\n").rpartition("\t")
+	        d[k] = d.get(k, 0.0) + float(v)
+	    return d
+	perf, sbx = load(sys.argv[1]), load(sys.argv[2])
+	bad = 0
+	for k in sorted(set(perf) | set(sbx)):
+	    a, b = perf.get(k, 0.0), sbx.get(k, 0.0)
+	    if abs(a - b) > 1.0:
+	        print(f"{k!r}: perf {a:.2f}% sbx {b:.2f}%")
+	        bad += 1
+	top_perf = max(perf, key=perf.get) if perf else None
+	top_sbx = max(sbx, key=sbx.get) if sbx else None
+	if top_perf != top_sbx:
+	    print(f"top differs: perf {top_perf!r} sbx {top_sbx!r}")
+	    bad += 1
+	sys.exit(1 if bad else 0)
+	EOF
+}
+
+@test "report: noploop's top symbols match perf report within 1 point" {
+	perf_rows "$W/nl.data" sym | sed 's/^\[[.k]\] //' > "$W/perf-sym"
+	run -0 sbx report --json -i "$W/nl.data" -s sym
+	echo "$output" | jq -r '.[] | .symbol + "\t" + (.percent|tostring)' | sort > "$W/sbx-sym"
+	run -0 compare_rows "$W/perf-sym" "$W/sbx-sym"
+	# and the known answer: hot_a first, hot_b second, together most of the time
+	run -0 sbx report --json -i "$W/nl.data" -s sym
+	a=$(echo "$output" | jq '[.[] | select(.symbol == "hot_a") | .percent] | add')
+	b=$(echo "$output" | jq '[.[] | select(.symbol == "hot_b") | .percent] | add')
+	top=$(echo "$output" | jq -r '.[0].symbol')
+	[ "$top" = hot_a ]
+	python3 -c "import sys; a, b = $a, $b; sys.exit(0 if a > b > 15 and a + b > 80 else 1)"
+}
+
+@test "report: text output has perf's columns and the hot functions" {
+	run -0 sbx report -i "$W/nl.data"
+	assert_line --partial "# Samples: "
+	assert_line --partial "of event 'cpu-clock'"
+	assert_line --regexp '^ +[0-9]+\.[0-9]+%  noploop +noploop +\[\.\] hot_a$'
+	assert_line --regexp '^ +[0-9]+\.[0-9]+%  noploop +noploop +\[\.\] hot_b$'
+}
+
+@test "report: --json rows carry exactly the sort keys and the counts" {
+	run -0 sbx report --json -i "$W/nl.data" -s pid,dso
+	echo "$output" | jq -e 'type == "array" and length > 0'
+	echo "$output" | jq -e 'all(.[]; (keys | sort) == ["dso","percent","period","pid","samples"])'
+	# percentages add up to 100 and samples to the file's sample count
+	echo "$output" | jq -e '([.[].percent] | add) > 99.99 and ([.[].percent] | add) < 100.01'
+	n=$(perf report --stdio -i "$W/nl.data" 2>/dev/null | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p")
+	[ "$(echo "$output" | jq '[.[].samples] | add')" -eq "$n" ]
+	# the global --json works too
+	run -0 "$SBX" --json report -i "$W/nl.data" -s comm
+	echo "$output" | jq -e 'all(.[]; (keys | sort) == ["comm","percent","period","samples"])'
+}
+
+@test "report: the forker's per-PID split matches perf report within 1 point" {
+	perf_rows "$W/fk.data" pid | sed 's/:.*\t/\t/' > "$W/perf-pid"
+	run -0 sbx report --json -i "$W/fk.data" -s pid
+	echo "$output" | jq -r '.[] | (.pid|tostring) + "\t" + (.percent|tostring)' | sort > "$W/sbx-pid"
+	run -0 compare_rows "$W/perf-pid" "$W/sbx-pid"
+}
+
+@test "report: every forker process is attributed to its own function, none lost" {
+	[ "$(wc -l < "$W/fk.out")" -eq 4 ]
+	run -0 sbx report --json -i "$W/fk.data" -s pid,sym
+	json=$output
+	while read -r _ pid fn; do
+		# this process's hottest symbol is its own spin function, with most of its samples
+		top=$(echo "$json" | jq -r --argjson p "$pid" '[.[] | select(.pid == $p)] | .[0].symbol')
+		[ "$top" = "$fn" ] || { echo "pid $pid: top $top, expected $fn"; false; }
+		own=$(echo "$json" | jq --argjson p "$pid" --arg f "$fn" \
+			'[.[] | select(.pid == $p and .symbol == $f) | .samples] | add')
+		all=$(echo "$json" | jq --argjson p "$pid" '[.[] | select(.pid == $p) | .samples] | add')
+		[ $((own * 100)) -ge $((all * 80)) ] || { echo "pid $pid: $own of $all in $fn"; false; }
+		# and no other process has samples in it
+		other=$(echo "$json" | jq --argjson p "$pid" --arg f "$fn" \
+			'[.[] | select(.pid != $p and .symbol == $f)] | length')
+		[ "$other" -eq 0 ]
+	done < "$W/fk.out"
+	# no sample dropped: sbx counts as many samples as perf
+	n=$(perf report --stdio -i "$W/fk.data" 2>/dev/null | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p")
+	[ "$(echo "$json" | jq '[.[].samples] | add')" -eq "$n" ]
+}
+
+@test "report: --pid, --comm and --dso filter" {
+	read -r _ pid fn < "$W/fk.out"
+	run -0 sbx report --json -i "$W/fk.data" -s pid,sym --pid "$pid"
+	echo "$output" | jq -e --argjson p "$pid" 'length > 0 and all(.[]; .pid == $p)'
+	[ "$(echo "$output" | jq -r '.[0].symbol')" = "$fn" ]
+	run -0 sbx report --json -i "$W/nl.data" -s comm,dso --dso noploop
+	echo "$output" | jq -e 'length == 1 and .[0].dso == "noploop" and .[0].percent == 100'
+	run -0 sbx report --json -i "$W/fk.data" -s comm --comm forker
+	echo "$output" | jq -e 'length == 1 and .[0].comm == "forker"'
+	run -0 sbx report -i "$W/nl.data" --comm no-such-comm
+	assert_output --partial "no samples match"
+}
+
+@test "report: pipe mode from stdin and from a saved stream" {
+	[ -s "$W/pipe.data" ] || skip "perf record -o - could not record here"
+	run -0 sbx report --json -i "$W/pipe.data" -s sym
+	[ "$(echo "$output" | jq -r '.[0].symbol')" = hot_a ]
+	run -0 bash -c "perf record -q -e cpu-clock -F 999 -o - -- '$WORKLOADS/noploop' 200 2>/dev/null |
+		'$SBX' report --json -i - -s sym"
+	[ "$(echo "$output" | jq -r '.[0].symbol')" = hot_a ]
+	echo "$output" | jq -e '[.[] | select(.symbol == "hot_b")] | length == 1'
+}
+
+@test "report: bad input gives one clear error and exit 1" {
+	run -1 --separate-stderr sbx report -i "$W/no-such-file"
+	assert_equal "$stderr" "sbx report: error: cannot open '$W/no-such-file': No such file or directory"
+	printf 'this is not a perf.data file\n' > "$W/junk"
+	run -1 --separate-stderr sbx report -i "$W/junk"
+	[[ "$stderr" == *"not a perf.data file"* ]]
+	[ "$(echo "$stderr" | wc -l)" -eq 1 ]
+	# a file cut in the middle of its data section
+	size=$(stat -c %s "$W/nl.data")
+	head -c $((size / 2)) "$W/nl.data" > "$W/cut.data"
+	run -1 --separate-stderr sbx report -i "$W/cut.data"
+	[[ "$stderr" == *"truncated"* ]]
+	# a pipe stream cut mid-record: what came before is read, then the error
+	size=$(stat -c %s "$W/pipe.data")
+	head -c $((size - 13)) "$W/pipe.data" > "$W/cut-pipe.data"
+	run -1 --separate-stderr sbx report -i - < "$W/cut-pipe.data"
+	[[ "$stderr" == *"truncated"* ]]
+	run -1 --separate-stderr bash -c "cat '$W/cut-pipe.data' | '$SBX' report -i -"
+	[[ "$stderr" == *"truncated"* ]]
+}
+
+@test "report: usage errors exit 2" {
+	run -2 --separate-stderr sbx report -s nosuchkey -i "$W/nl.data"
+	[[ "$stderr" == *"bad --sort"* ]]
+	run -2 --separate-stderr sbx report -s sym,sym -i "$W/nl.data"
+	run -2 --separate-stderr sbx report -n x -i "$W/nl.data"
+	run -2 --separate-stderr sbx report extra-operand
+}
