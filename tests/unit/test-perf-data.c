@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: MIT
+/*
+ * perf.data reader and writer on byte-level fixtures built here: the same
+ * file in both byte orders, pipe mode, a file cut mid-record, an unknown
+ * record type, and a writer round trip.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "sbx/error.h"
+#include "sbx/perf-data.h"
+
+/* ------------------------------------------------------ fixture builder */
+
+struct buf {
+	uint8_t *p;
+	size_t len, cap;
+	bool be;		/* write big-endian (the other byte order here) */
+};
+
+static void put(struct buf *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2 + 256;
+		b->p = realloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static void put_u16(struct buf *b, uint16_t v)
+{
+	if (b->be)
+		v = __builtin_bswap16(v);
+	put(b, &v, 2);
+}
+
+static void put_u32(struct buf *b, uint32_t v)
+{
+	if (b->be)
+		v = __builtin_bswap32(v);
+	put(b, &v, 4);
+}
+
+static void put_u64(struct buf *b, uint64_t v)
+{
+	if (b->be)
+		v = __builtin_bswap64(v);
+	put(b, &v, 8);
+}
+
+static void put_zeros(struct buf *b, size_t n)
+{
+	static const uint8_t z[256];
+
+	put(b, z, n);
+}
+
+static void set_u64(struct buf *b, size_t off, uint64_t v)
+{
+	if (b->be)
+		v = __builtin_bswap64(v);
+	memcpy(b->p + off, &v, 8);
+}
+
+static void set_u16(struct buf *b, size_t off, uint16_t v)
+{
+	if (b->be)
+		v = __builtin_bswap16(v);
+	memcpy(b->p + off, &v, 2);
+}
+
+#define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
+		     PERF_SAMPLE_PERIOD)
+
+/* A perf_event_attr of 128 bytes, flags as the compiler of that byte order lays them. */
+static void put_attr(struct buf *b, uint64_t sample_type)
+{
+	static const int flag_bits[] = { 8 /* mmap */, 9 /* comm */, 18 /* sample_id_all */ };
+	uint8_t flags[8] = { 0 };
+
+	put_u32(b, PERF_TYPE_SOFTWARE);
+	put_u32(b, 128);
+	put_u64(b, PERF_COUNT_SW_CPU_CLOCK);
+	put_u64(b, 1000);		/* sample_period */
+	put_u64(b, sample_type);
+	put_u64(b, 0);			/* read_format */
+	for (size_t i = 0; i < sizeof(flag_bits) / sizeof(*flag_bits); i++) {
+		int n = flag_bits[i];
+
+		flags[n / 8] |= b->be ? 0x80 >> (n % 8) : 1 << (n % 8);
+	}
+	put(b, flags, 8);
+	put_zeros(b, 128 - 48);
+}
+
+static size_t begin_rec(struct buf *b, uint32_t type, uint16_t misc)
+{
+	size_t at = b->len;
+
+	put_u32(b, type);
+	put_u16(b, misc);
+	put_u16(b, 0);
+	return at;
+}
+
+static void end_rec(struct buf *b, size_t at)
+{
+	set_u16(b, at + 6, b->len - at);
+}
+
+/* sample_id_all trailer for SAMPLE_TYPE: pid, tid, time, cpu, res */
+static void put_trailer(struct buf *b, uint32_t pid, uint64_t time)
+{
+	put_u32(b, pid);
+	put_u32(b, pid);
+	put_u64(b, time);
+	put_u32(b, 0);
+	put_u32(b, 0);
+}
+
+static void put_str8(struct buf *b, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	put(b, s, n);
+	put_zeros(b, (8 - n % 8) % 8);
+}
+
+static void put_comm(struct buf *b, uint32_t pid, const char *comm, uint64_t time)
+{
+	size_t at = begin_rec(b, PERF_RECORD_COMM, 0);
+
+	put_u32(b, pid);
+	put_u32(b, pid);
+	put_str8(b, comm);
+	put_trailer(b, pid, time);
+	end_rec(b, at);
+}
+
+static void put_mmap2(struct buf *b, uint32_t pid, uint64_t addr, const char *file, uint64_t time)
+{
+	size_t at = begin_rec(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+
+	put_u32(b, pid);
+	put_u32(b, pid);
+	put_u64(b, addr);
+	put_u64(b, 0x1000);
+	put_u64(b, 0);		/* pgoff */
+	put_u32(b, 8);		/* maj */
+	put_u32(b, 1);		/* min */
+	put_u64(b, 1234);	/* ino */
+	put_u64(b, 0);
+	put_u32(b, 5);		/* PROT_READ|PROT_EXEC */
+	put_u32(b, 2);		/* MAP_PRIVATE */
+	put_str8(b, file);
+	put_trailer(b, pid, time);
+	end_rec(b, at);
+}
+
+static void put_sample(struct buf *b, uint32_t pid, uint64_t ip, uint64_t time)
+{
+	size_t at = begin_rec(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+
+	put_u64(b, ip);
+	put_u32(b, pid);
+	put_u32(b, pid + 1);	/* tid */
+	put_u64(b, time);
+	put_u32(b, 3);		/* cpu */
+	put_u32(b, 0);
+	put_u64(b, 777);	/* period */
+	end_rec(b, at);
+}
+
+static void put_records(struct buf *b)
+{
+	size_t at;
+
+	put_comm(b, 100, "prog", 5);
+	put_mmap2(b, 100, 0x400000, "/bin/prog", 10);
+	put_sample(b, 100, 0x400123, 20);
+	/* a record type this reader does not know: skipped and counted */
+	at = begin_rec(b, 200, 0);
+	put_u64(b, 0xdeadbeef);
+	end_rec(b, at);
+	at = begin_rec(b, PERF_RECORD_FINISHED_ROUND, 0);
+	end_rec(b, at);
+	/* a sample before its mmap in file order, after it in time */
+	put_sample(b, 101, 0x500010, 30);
+	put_mmap2(b, 101, 0x500000, "/bin/other", 25);
+}
+
+/* The whole file mode fixture. */
+static struct buf make_file(bool be)
+{
+	struct buf b = { .be = be };
+	size_t attrs, data;
+
+	put_u64(&b, PERF_MAGIC);
+	put_u64(&b, 104);
+	put_u64(&b, 128 + 16);		/* attr_size */
+	put_zeros(&b, 104 - 24);	/* sections and features, set below */
+	attrs = b.len;
+	put_attr(&b, SAMPLE_TYPE);
+	put_u64(&b, 0);			/* ids section: none */
+	put_u64(&b, 0);
+	data = b.len;
+	put_records(&b);
+	set_u64(&b, 24, attrs);
+	set_u64(&b, 32, 128 + 16);
+	set_u64(&b, 40, data);
+	set_u64(&b, 48, b.len - data);
+	return b;
+}
+
+static struct buf make_pipe(bool be)
+{
+	struct buf b = { .be = be };
+	size_t at;
+
+	put_u64(&b, PERF_MAGIC);
+	put_u64(&b, 16);
+	at = begin_rec(&b, PERF_RECORD_HEADER_ATTR, 0);
+	put_attr(&b, SAMPLE_TYPE);
+	end_rec(&b, at);
+	put_records(&b);
+	return b;
+}
+
+/* ------------------------------------------------------------- checks */
+
+/* Read every record and check what the fixture holds. */
+static void check_fixture(struct perf_data *d)
+{
+	const struct perf_event_header *h;
+	uint32_t types[16];
+	size_t n = 0, samples = 0;
+	int ret;
+
+	while ((ret = perf_data_next(d, &h)) > 0) {
+		const struct perf_data_attr *a = perf_data_attr_of(d, h);
+		struct perf_sample s;
+
+		if (n < 16)
+			types[n] = h->type;
+		n++;
+		CHECK(a != NULL);
+		if (h->type == PERF_RECORD_SAMPLE) {
+			CHECK_EQ_INT(perf_data_parse_sample(a, h, &s), 0);
+			CHECK_EQ_INT(s.cpu, 3);
+			CHECK_EQ_INT(s.period, 777);
+			CHECK_EQ_INT(s.tid, s.pid + 1);
+			CHECK_EQ_INT(s.cpumode, PERF_RECORD_MISC_USER);
+			if (samples++ == 0) {
+				CHECK_EQ_U64(s.ip, 0x400123);
+				CHECK_EQ_INT(s.pid, 100);
+				CHECK_EQ_U64(s.time, 20);
+			} else {
+				CHECK_EQ_U64(s.ip, 0x500010);
+				CHECK_EQ_U64(s.time, 30);
+			}
+		} else if (h->type == PERF_RECORD_MMAP2) {
+			CHECK_EQ_INT(perf_data_parse_sample(a, h, &s), 0);
+			CHECK(s.time == 10 || s.time == 25);
+			CHECK_EQ_STR((const char *)h + 72, s.time == 10 ? "/bin/prog" : "/bin/other");
+			CHECK_EQ_U64(*(const uint64_t *)((const char *)h + 16), s.time == 10 ?
+				     0x400000 : 0x500000);
+		} else if (h->type == PERF_RECORD_COMM) {
+			CHECK_EQ_INT(perf_data_parse_sample(a, h, &s), 0);
+			CHECK_EQ_U64(s.time, 5);
+			CHECK_EQ_INT(s.pid, 100);
+			CHECK_EQ_STR((const char *)h + 16, "prog");
+		}
+	}
+	CHECK_EQ_INT(ret, 0);
+	CHECK_EQ_INT(samples, 2);
+	if (perf_data_nr_attrs(d) != 1) {
+		CHECK_EQ_INT(perf_data_nr_attrs(d), 1);
+		return;
+	}
+	CHECK_EQ_U64(perf_data_attr(d, 0)->attr.sample_type, SAMPLE_TYPE);
+	CHECK(perf_data_attr(d, 0)->attr.sample_id_all);
+	CHECK(perf_data_attr(d, 0)->attr.mmap);
+	CHECK(!perf_data_attr(d, 0)->attr.disabled);
+	CHECK_EQ_STR(perf_data_attr(d, 0)->name, "cpu-clock");
+	CHECK_EQ_U64(perf_data_nr_unknown(d), 1);
+	CHECK(n >= 7);
+	if (n >= 7) {
+		size_t base = n - 7;	/* pipe mode has HEADER_ATTR first */
+
+		CHECK_EQ_INT(types[base + 0], PERF_RECORD_COMM);
+		CHECK_EQ_INT(types[base + 1], PERF_RECORD_MMAP2);
+		CHECK_EQ_INT(types[base + 2], PERF_RECORD_SAMPLE);
+		CHECK_EQ_INT(types[base + 3], 200);
+		CHECK_EQ_INT(types[base + 4], PERF_RECORD_FINISHED_ROUND);
+	}
+}
+
+static void test_file_mode(void)
+{
+	struct buf b = make_file(false);
+	struct perf_data *d;
+
+	CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), 0);
+	CHECK(!perf_data_is_pipe(d));
+	CHECK(!perf_data_needs_swap(d));
+	check_fixture(d);
+	perf_data_close(d);
+	free(b.p);
+}
+
+static void test_byte_swapped_file(void)
+{
+	struct buf b = make_file(true);
+	struct perf_data *d;
+
+	CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), 0);
+	CHECK(perf_data_needs_swap(d));
+	check_fixture(d);
+	perf_data_close(d);
+	free(b.p);
+}
+
+static void test_pipe_mode_both_orders(void)
+{
+	for (int be = 0; be < 2; be++) {
+		struct buf b = make_pipe(be);
+		struct perf_data *d;
+
+		CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), 0);
+		CHECK(perf_data_is_pipe(d));
+		CHECK_EQ_INT(perf_data_needs_swap(d), be);
+		/* attrs arrive in band: none before the first record */
+		CHECK_EQ_INT(perf_data_nr_attrs(d), 0);
+		check_fixture(d);
+		perf_data_close(d);
+		free(b.p);
+	}
+}
+
+static void test_pipe_stream_from_fd(void)
+{
+	struct buf b = make_pipe(false);
+	char path[] = "/tmp/sbx-test-pipe-XXXXXX";
+	int fd = mkstemp(path), pfd[2], saved;
+	struct perf_data *d;
+	pid_t pid;
+
+	CHECK(fd >= 0);
+	close(fd);
+	unlink(path);
+	/* a real pipe on stdin, fed by a child */
+	CHECK_EQ_INT(pipe(pfd), 0);
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		if (write(pfd[1], b.p, b.len) != (ssize_t)b.len)
+			_exit(1);
+		_exit(0);
+	}
+	close(pfd[1]);
+	saved = dup(STDIN_FILENO);
+	dup2(pfd[0], STDIN_FILENO);
+	close(pfd[0]);
+	CHECK_EQ_INT(perf_data_open("-", &d), 0);
+	CHECK(!perf_data_records_stable(d));
+	check_fixture(d);
+	perf_data_close(d);
+	dup2(saved, STDIN_FILENO);
+	close(saved);
+	waitpid(pid, NULL, 0);
+	free(b.p);
+}
+
+static void test_truncated(void)
+{
+	struct buf b = make_file(false);
+	struct perf_data *d;
+	const struct perf_event_header *h;
+	size_t cut = b.len - 20;	/* in the middle of the last MMAP2 */
+	int ret, n = 0;
+
+	/* file mode: the data section runs past the end */
+	CHECK(perf_data_open_mem(b.p, cut, &d) < 0);
+	CHECK(strstr(sbx_error_msg(), "data section runs past") != NULL);
+	/* a header cut short */
+	CHECK(perf_data_open_mem(b.p, 40, &d) < 0);
+	free(b.p);
+
+	/* pipe mode: the records before the cut are read, then an error */
+	b = make_pipe(false);
+	CHECK_EQ_INT(perf_data_open_mem(b.p, b.len - 20, &d), 0);
+	while ((ret = perf_data_next(d, &h)) > 0)
+		n++;
+	CHECK_EQ_INT(ret, -EINVAL);
+	CHECK(strstr(sbx_error_msg(), "truncated") != NULL);
+	CHECK_EQ_INT(n, 7);	/* HEADER_ATTR + 6 whole records */
+	perf_data_close(d);
+	free(b.p);
+}
+
+static void test_bad_headers(void)
+{
+	struct buf b = make_file(false);
+	struct perf_data *d;
+
+	memcpy(b.p, "NOTPERF!", 8);
+	CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), -EINVAL);
+	CHECK(strstr(sbx_error_msg(), "bad magic") != NULL);
+	free(b.p);
+	b = make_file(false);
+	set_u64(&b, 16, 0);		/* attr_size 0 */
+	CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), -EINVAL);
+	CHECK(strstr(sbx_error_msg(), "attr size") != NULL);
+	free(b.p);
+	b = make_file(false);
+	set_u64(&b, 40, 50);		/* data overlaps the attrs */
+	CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), -EINVAL);
+	free(b.p);
+	b = make_file(false);
+	/* a record claiming more than its section holds */
+	set_u16(&b, 104 + 144 + 6, 4000);
+	CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), 0);
+	{
+		const struct perf_event_header *h;
+
+		CHECK(perf_data_next(d, &h) < 0);
+	}
+	perf_data_close(d);
+	free(b.p);
+}
+
+static void test_sample_bounds(void)
+{
+	struct buf b = make_file(false);
+	struct perf_data *d;
+	const struct perf_event_header *h;
+	struct perf_data_attr a;
+	struct perf_sample s;
+	uint8_t rec[64];
+
+	CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), 0);
+	a = *perf_data_attr(d, 0);
+	/* callchain claiming 1000 entries in a 40-byte record */
+	a.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
+	memset(rec, 0, sizeof(rec));
+	h = (void *)rec;
+	((struct perf_event_header *)rec)->type = PERF_RECORD_SAMPLE;
+	((struct perf_event_header *)rec)->size = 40;
+	*(uint64_t *)(rec + 16) = 1000;
+	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), -EINVAL);
+	*(uint64_t *)(rec + 16) = 2;
+	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), 0);
+	CHECK_EQ_U64(s.callchain_nr, 2);
+	/* raw data with a size past the end */
+	a.attr.sample_type = PERF_SAMPLE_RAW;
+	*(uint32_t *)(rec + 8) = 100;
+	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), -EINVAL);
+	*(uint32_t *)(rec + 8) = 12;
+	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), 0);
+	CHECK_EQ_INT(s.raw_size, 12);
+	/* branch stack with hw_idx */
+	a.attr.sample_type = PERF_SAMPLE_BRANCH_STACK;
+	a.attr.branch_sample_type = PERF_SAMPLE_BRANCH_HW_INDEX;
+	memset(rec, 0, sizeof(rec));
+	((struct perf_event_header *)rec)->type = PERF_RECORD_SAMPLE;
+	((struct perf_event_header *)rec)->size = 48;
+	*(uint64_t *)(rec + 8) = 1;
+	*(uint64_t *)(rec + 16) = 7;
+	*(uint64_t *)(rec + 24) = 0x1111;
+	*(uint64_t *)(rec + 32) = 0x2222;
+	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), 0);
+	CHECK_EQ_U64(s.branch_hw_idx, 7);
+	CHECK_EQ_U64(s.branches[0].from, 0x1111);
+	CHECK_EQ_U64(s.branches[0].to, 0x2222);
+	*(uint64_t *)(rec + 8) = 2;
+	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), -EINVAL);
+	perf_data_close(d);
+	free(b.p);
+}
+
+/* ------------------------------------------------------------- writer */
+
+static void write_some(struct perf_data_writer *w)
+{
+	struct perf_event_attr attr = { 0 };
+	struct {
+		struct perf_event_header h;
+		uint64_t ip;
+		uint32_t pid, tid;
+		uint64_t time, period;
+	} s = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) }, 0x1234, 7, 8, 99, 5 };
+	uint64_t ids[2] = { 41, 42 };
+
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.size = sizeof(attr);
+	attr.sample_period = 5;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+	attr.sample_id_all = 1;
+	CHECK_EQ_INT(perf_data_writer_add_attr(w, &attr, "my-event", ids, 2), 0);
+	CHECK_EQ_INT(perf_data_writer_add_feature_string(w, HEADER_HOSTNAME, "testhost"), 0);
+	CHECK_EQ_INT(perf_data_writer_write(w, &s), 0);
+	s.ip = 0x5678;
+	CHECK_EQ_INT(perf_data_writer_write(w, &s), 0);
+	/* no attr after the first record, no record of a size not a multiple of 8 */
+	CHECK(perf_data_writer_add_attr(w, &attr, NULL, NULL, 0) < 0);
+	s.h.size = 12;
+	CHECK(perf_data_writer_write(w, &s) < 0);
+	CHECK_EQ_INT(perf_data_writer_add_feature_string(w, HEADER_ARCH, "x86_64"), 0);
+}
+
+static void check_written(struct perf_data *d)
+{
+	const struct perf_event_header *h;
+	uint64_t ips[2];
+	int n = 0, ret;
+	char *s;
+
+	while ((ret = perf_data_next(d, &h)) > 0) {
+		struct perf_sample smp;
+
+		if (h->type != PERF_RECORD_SAMPLE)
+			continue;
+		CHECK_EQ_INT(perf_data_parse_sample(perf_data_attr_of(d, h), h, &smp), 0);
+		if (n < 2)
+			ips[n] = smp.ip;
+		n++;
+		CHECK_EQ_INT(smp.pid, 7);
+		CHECK_EQ_INT(smp.period, 5);
+	}
+	CHECK_EQ_INT(ret, 0);
+	CHECK_EQ_INT(n, 2);
+	CHECK_EQ_U64(ips[0], 0x1234);
+	CHECK_EQ_U64(ips[1], 0x5678);
+	CHECK_EQ_INT(perf_data_nr_attrs(d), 1);
+	CHECK_EQ_STR(perf_data_attr(d, 0)->name, "my-event");
+	CHECK_EQ_INT(perf_data_attr(d, 0)->nr_ids, 2);
+	s = perf_data_feature_string(d, HEADER_HOSTNAME);
+	CHECK_EQ_STR(s, "testhost");
+	free(s);
+	s = perf_data_feature_string(d, HEADER_ARCH);
+	CHECK_EQ_STR(s, "x86_64");
+	free(s);
+}
+
+static void test_writer_file_round_trip(void)
+{
+	char dir[] = "/tmp/sbx-test-XXXXXX", path[64];
+	struct perf_data_writer *w;
+	struct perf_data *d;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/out.data", dir);
+	CHECK_EQ_INT(perf_data_writer_open(path, &w), 0);
+	write_some(w);
+	/* nothing at the target until close */
+	CHECK(access(path, F_OK) != 0);
+	CHECK_EQ_INT(perf_data_writer_close(w), 0);
+	CHECK_EQ_INT(perf_data_open(path, &d), 0);
+	check_written(d);
+	perf_data_close(d);
+	unlink(path);
+
+	/* abort leaves nothing behind */
+	CHECK_EQ_INT(perf_data_writer_open(path, &w), 0);
+	write_some(w);
+	perf_data_writer_abort(w);
+	CHECK(access(path, F_OK) != 0);
+	CHECK_EQ_INT(rmdir(dir), 0);	/* fails if a temp file was left */
+}
+
+static void test_writer_pipe_round_trip(void)
+{
+	char path[] = "/tmp/sbx-test-pipe-XXXXXX";
+	int fd = mkstemp(path), saved = dup(STDOUT_FILENO);
+	struct perf_data_writer *w;
+	struct perf_data *d;
+
+	CHECK(fd >= 0);
+	fflush(stdout);
+	dup2(fd, STDOUT_FILENO);
+	CHECK_EQ_INT(perf_data_writer_open("-", &w), 0);
+	write_some(w);
+	CHECK_EQ_INT(perf_data_writer_close(w), 0);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	close(fd);
+	CHECK_EQ_INT(perf_data_open(path, &d), 0);
+	CHECK(perf_data_is_pipe(d));
+	check_written(d);
+	perf_data_close(d);
+	unlink(path);
+}
+
+static const struct unit_test tests[] = {
+	TEST(test_file_mode),
+	TEST(test_byte_swapped_file),
+	TEST(test_pipe_mode_both_orders),
+	TEST(test_pipe_stream_from_fd),
+	TEST(test_truncated),
+	TEST(test_bad_headers),
+	TEST(test_sample_bounds),
+	TEST(test_writer_file_round_trip),
+	TEST(test_writer_pipe_round_trip),
+	{ 0 },
+};
+
+int main(void)
+{
+	return unit_run(tests);
+}
