@@ -280,7 +280,7 @@ static void print_json(const char *name, const struct snippet *s,
 	json_object_object_add(o, "cpu", json_object_new_int(c->mo.cpu));
 	json_object_object_add(o, "timeout", json_object_new_double(c->mo.timeout_s));
 	json_object_object_add(o, "num_repetitions", json_object_new_int64((int64_t)r->repetitions));
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 }
 

@@ -1,0 +1,237 @@
+#!/usr/bin/env bats
+# sbx run: snippets measured in a supervised child. The accuracy checks use
+# wide bounds (a loaded machine must not make them flake); the precise
+# figures are scripts/bench/run.sh's job.
+
+load test_helper
+
+SN=$TOP/tests/data/snippets
+
+# The first "value" of a JSON line (per instruction).
+json_value() {
+	grep -o '"value":[-0-9.e+]*' <<<"$1" | head -1 | cut -d: -f2
+}
+
+# Fail unless lo <= v <= hi.
+in_range() {
+	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "" && v + 0 >= lo && v + 0 <= hi) }' ||
+		{ echo "value '$1' is not within [$2, $3]"; return 1; }
+}
+
+@test "a dependent add chain takes about 1 cycle per add" {
+	run -0 --separate-stderr sbx run --json "$SN/add-chain.s"
+	assert_output --regexp '^\{"snippet":"[^"]*add-chain.s","mode":"latency","counter":"(cycles|tsc-cycles)"'
+	assert_output --partial '"error":""'
+	in_range "$(json_value "$output")" 0.8 1.25
+}
+
+@test "a dependent imul chain takes about 3 cycles per imul" {
+	run -0 --separate-stderr sbx run --json "$SN/imul-chain.s"
+	in_range "$(json_value "$output")" 2.5 3.6
+	assert_output --partial '"instructions":["imulq %rax, %rax","imulq %rax, %rax"]'
+}
+
+@test "without a PMU the counter is core cycles estimated from the TSC, with its ratio" {
+	events_probe=$(perf stat -e cycles -x, true 2>&1 || true)
+	[[ $events_probe == *"not supported"* ]] || skip "this machine counts hardware cycles"
+	run -0 --separate-stderr sbx run "$SN/add-chain.s"
+	assert_line --index 0 --regexp '^SNIPPET +KEY +PER INSN +PER SNIPPET +COUNTER$'
+	assert_line --index 1 --regexp '^.*add-chain.s +latency +[0-9.]+ +[0-9.]+ +tsc-cycles \([0-9.]+ TSC ticks/cycle\)$'
+}
+
+@test "--cycle-counter task-clock measures nanoseconds and says so" {
+	require_perf_events
+	run -0 --separate-stderr sbx run --json --cycle-counter task-clock "$SN/imul-chain.s"
+	assert_output --partial '"counter":"task-clock","unit":"ns"'
+	in_range "$(json_value "$output")" 0.01 100
+}
+
+@test "pointer chasing through MEM-DEF/MEM-MAP memory measures the load-to-use latency" {
+	run -0 --separate-stderr sbx run --json "$SN/pointer-chase.s"
+	in_range "$(json_value "$output")" 2.5 12
+}
+
+@test "MEM-MAP memory holds the MEM-DEF value at the MEM-MAP address" {
+	# load the word at 0x10000 (0x1230 repeated) and use it as an address: the
+	# fault address shows what was loaded
+	run -1 --separate-stderr sbx run --asm $'# LLVM-EXEGESIS-MEM-DEF blk 4096 00001230\n# LLVM-EXEGESIS-MEM-MAP blk 65536\nmovq $0x10000, %rbx\nmovl (%rbx), %ecx\nmovq (%rcx), %rax'
+	assert_equal "$stderr" "sbx run: error: <asm>: SIGSEGV at address 0x1230, snippet+0x9: movq (%rcx), %rax"
+}
+
+@test "independent adds: inverse throughput well under one cycle" {
+	run -0 --separate-stderr sbx run --json --mode inverse_throughput "$SN/add-independent.s"
+	assert_output --partial '"mode":"inverse_throughput"'
+	assert_output --partial '"key":"inverse_throughput"'
+	in_range "$(json_value "$output")" 0.1 0.7
+}
+
+@test "a DEFREG of an XMM register sets it (the value reaches the fault address)" {
+	run -0 --separate-stderr sbx run --json "$SN/xmm-defreg.s"
+	in_range "$(json_value "$output")" 1 6
+	run -1 --separate-stderr sbx run --asm $'# LLVM-EXEGESIS-DEFREG XMM1 1230\nmovq %xmm1, %rbx\nmovq (%rbx), %rax'
+	assert_equal "$stderr" "sbx run: error: <asm>: SIGSEGV at address 0x1230, snippet+0x5: movq (%rbx), %rax"
+}
+
+@test "DEFREG values are sign-extended like llvm-exegesis, and RDI points to scratch memory" {
+	# 80 is 0xffffffffffffff80: the load faults there
+	run -1 --separate-stderr sbx run --asm $'# SBX-DEFREG RBX 80\nmovq (%rbx), %rax'
+	assert_equal "$stderr" "sbx run: error: <asm>: SIGSEGV at address 0xffffffffffffff80, snippet+0x0: movq (%rbx), %rax"
+	# the scratch buffer is readable and writable: 1 MiB
+	run -0 --separate-stderr sbx run --asm $'movq %rax, 0xffff8(%rdi)\nmovq 0xffff8(%rdi), %rax'
+}
+
+@test "a segfault is reported with its address and the faulting instruction" {
+	run -1 --separate-stderr sbx run "$SN/segv.s"
+	assert_equal "$stderr" "sbx run: error: $SN/segv.s: SIGSEGV at address 0x10, snippet+0x4: movq (%rbx), %rax"
+	assert_output ''
+}
+
+@test "a snippet that calls exit(1) is reported as such" {
+	run -1 --separate-stderr sbx run "$SN/exit1.s"
+	assert_equal "$stderr" "sbx run: error: $SN/exit1.s: exited with code 1"
+}
+
+@test "an infinite loop is ended by --timeout" {
+	run -1 --separate-stderr sbx run --timeout 1 "$SN/infinite-loop.s"
+	assert_equal "$stderr" "sbx run: error: $SN/infinite-loop.s: timed out after 1 s"
+}
+
+@test "a forbidden system call is named; --allow-syscalls lets it through" {
+	run -1 --separate-stderr sbx run "$SN/forbidden-syscall.s"
+	assert_equal "$stderr" "sbx run: error: $SN/forbidden-syscall.s: forbidden system call write (1), snippet+0x12: syscall"
+	# getpid is harmless: allowed, it is measured
+	run -1 --separate-stderr sbx run --asm $'movl $39, %eax\nsyscall'
+	assert_equal "$stderr" "sbx run: error: <asm>: forbidden system call getpid (39), snippet+0x5: syscall"
+	run -0 --separate-stderr sbx run --allow-syscalls --min-instructions 100 --asm $'movl $39, %eax\nsyscall'
+	assert_line --index 1 --regexp '^<asm> +latency +[0-9.]+'
+}
+
+@test "a malformed annotation names the file, the line and what was expected" {
+	run -1 --separate-stderr sbx run "$SN/bad-annotation.s"
+	assert_equal "$stderr" "sbx run: error: $SN/bad-annotation.s:2: invalid annotation 'LLVM-EXEGESIS-DEFREG RAX': expected two parameters <REG> <HEX_VALUE>"
+	run -1 --separate-stderr sbx run --asm $'nop\n# SBX-DEFREG XMM99 1'
+	assert_equal "$stderr" "sbx run: error: <asm>:2: invalid annotation 'SBX-DEFREG XMM99 1': expected a register name (RAX..R15, EAX.., XMM0..31, YMM, ZMM, K0..7)"
+	run -1 --separate-stderr sbx run --asm $'# SBX-MEM-MAP nope 65536\nnop'
+	assert_equal "$stderr" "sbx run: error: <asm>:1: invalid annotation 'SBX-MEM-MAP nope 65536': expected <NAME> to be the name of an earlier MEM-DEF"
+	run -1 --separate-stderr sbx run --asm $'# SBX-MEM-DEF a 4096 1\n# SBX-MEM-MAP a 1000\nnop'
+	assert_equal "$stderr" "sbx run: error: <asm>:2: invalid annotation 'SBX-MEM-MAP a 1000': expected <ADDRESS>: a decimal, non-zero multiple of the page size in the lower half of the address space"
+	run -1 --separate-stderr sbx run --asm $'# LLVM-EXEGESIS-FROB x\nnop'
+	assert_equal "$stderr" "sbx run: error: <asm>:1: unknown annotation 'LLVM-EXEGESIS-FROB' (expected DEFREG, LIVEIN, MEM-DEF, MEM-MAP, SNIPPET-ADDRESS or LOOP-REGISTER)"
+}
+
+@test "a batch mixing good and bad snippets measures the good ones and exits 1" {
+	run -1 --separate-stderr sbx run --json "$SN/add-chain.s" "$SN/segv.s" "$SN/exit1.s" "$SN/imul-chain.s"
+	assert_equal "${#lines[@]}" 4
+	assert_line --index 0 --partial '"error":""'
+	assert_line --index 1 --partial '"measurements":[],"error":"'"$SN"'/segv.s: SIGSEGV at address 0x10, snippet+0x4: movq (%rbx), %rax"'
+	assert_line --index 2 --partial '"error":"'"$SN"'/exit1.s: exited with code 1"'
+	assert_line --index 3 --partial '"error":""'
+	in_range "$(json_value "${lines[3]}")" 2.5 3.6
+	[[ $stderr == *"segv.s: SIGSEGV"*"exit1.s: exited with code 1"* ]]
+}
+
+@test "--json objects carry the settings used" {
+	run -0 --separate-stderr sbx --json run --min-instructions 2000 --repeat 5 --aggregate median \
+		--repetition-mode loop --cpu 0 --timeout 3 "$SN/add-chain.s"
+	assert_output --regexp '"measurements":\[\{"key":"latency","value":[0-9.e+-]+,"per_snippet_value":[0-9.e+-]+\}\]'
+	assert_output --partial '"repetition_mode":"loop","min_instructions":2000,"benchmark_repeat_count":5,"result_aggregation_mode":"median","diff":true,"cpu":0,"timeout":3.0,"num_repetitions":500'
+}
+
+@test "--format yaml follows llvm-exegesis's shape" {
+	run -0 --separate-stderr sbx run --format yaml "$SN/add-chain.s"
+	assert_line --index 0 '---'
+	assert_line --index 1 'mode:            latency'
+	assert_line --index 2 'key:'
+	assert_line --index 3 '  instructions:'
+	assert_line --index 4 "    - 'addq %rbx, %rax'"
+	assert_line '  register_initial_values:'
+	assert_line "    - 'RAX=0x1'"
+	assert_line "    - 'RBX=0x2'"
+	assert_line 'llvm_triple:     x86_64-unknown-linux-gnu'
+	assert_line 'min_instructions: 10000'
+	assert_line --regexp '^  - \{ key: latency, value: [0-9.e+-]+, per_snippet_value: [0-9.e+-]+ \}$'
+	assert_line "error:           ''"
+	assert_line 'assembled_snippet: 4801D84801D84801D84801D8'
+	assert_line --index $((${#lines[@]} - 1)) '...'
+}
+
+@test "loop and min repetition modes measure the same chain" {
+	run -0 --separate-stderr sbx run --json --repetition-mode loop "$SN/imul-chain.s"
+	in_range "$(json_value "$output")" 2.5 3.6
+	run -0 --separate-stderr sbx run --json --repetition-mode min "$SN/add-chain.s"
+	assert_output --partial '"repetition_mode":"min"'
+	in_range "$(json_value "$output")" 0.8 1.25
+	# the loop counter register of LOOP-REGISTER is the one decremented
+	run -0 --separate-stderr sbx run --json --repetition-mode loop \
+		--asm $'# SBX-LOOP-REGISTER R12\nimulq %rax, %rax'
+	in_range "$(json_value "$output")" 2.5 3.6
+}
+
+@test "--no-diff reports the K run, set-up included" {
+	run -0 --separate-stderr sbx run --json --no-diff --min-instructions 100 "$SN/add-chain.s"
+	assert_output --partial '"diff":false'
+	in_range "$(json_value "$output")" 0.9 100
+}
+
+@test "Intel syntax, stdin and --asm" {
+	run -0 --separate-stderr bash -c 'echo "imul rax, rax" | "$0" run --json --syntax intel -' "$SBX"
+	assert_output --partial '"snippet":"-"'
+	assert_output --partial '"instructions":["imul rax, rax"]'
+	run -0 --separate-stderr sbx run --json --asm 'imulq %rax, %rax; imulq %rax, %rax'
+	assert_output --partial '"instructions":["imulq %rax, %rax","imulq %rax, %rax"]'
+}
+
+@test "assembler errors and relocations are clear errors" {
+	run -1 --separate-stderr sbx run --asm 'bogus %rax'
+	assert_equal "$stderr" "sbx run: error: <asm>: the assembler failed: <asm>:1: Error: no such instruction: \`bogus %rax'"
+	run -1 --separate-stderr sbx run --asm 'call foo'
+	assert_equal "$stderr" "sbx run: error: <asm>: the snippet needs a relocation against 'foo' (.text+0x1); sbx run takes self-contained code: use absolute addresses with MEM-MAP, or SNIPPET-ADDRESS"
+	run -1 --separate-stderr sbx run "$BATS_TEST_TMPDIR/missing.s"
+	assert_equal "$stderr" "sbx run: error: cannot open '$BATS_TEST_TMPDIR/missing.s': No such file or directory"
+}
+
+@test "--assembler llvm-mc assembles the same bytes" {
+	command -v llvm-mc-14 >/dev/null || skip "llvm-mc-14 is not installed"
+	run -0 --separate-stderr sbx run --format yaml --assembler llvm-mc-14 "$SN/add-chain.s"
+	assert_line 'assembled_snippet: 4801D84801D84801D84801D8'
+}
+
+@test "SNIPPET-ADDRESS places the code at that address" {
+	# rip-relative: rbx = own address - 0x20000000, a small offset, then a load from it faults
+	run -1 --separate-stderr sbx run --min-instructions 3 \
+		--asm $'# LLVM-EXEGESIS-SNIPPET-ADDRESS 20000000\nleaq 0(%rip), %rbx\nsubq $0x20000000, %rbx\nmovq (%rbx), %rax'
+	[[ $stderr =~ ^sbx\ run:\ error:\ \<asm\>:\ SIGSEGV\ at\ address\ 0x[0-9a-f]{1,3},\ snippet\+0xe:\ movq\ \(%rbx\),\ %rax$ ]] ||
+		{ echo "not a fault near 0x20000000: $stderr"; return 1; }
+}
+
+@test "--counters counts events in the same runs; an unknown one suggests names" {
+	require_perf_events
+	run -0 --separate-stderr sbx run --json --counters page-faults,context-switches "$SN/add-chain.s"
+	assert_output --regexp '"measurements":\[\{"key":"latency",[^]]*\{"key":"page-faults","value":[0-9.e+-]+,"per_snippet_value":[0-9.e+-]+\},\{"key":"context-switches"'
+	run -1 --separate-stderr sbx run --counters task-clcok "$SN/add-chain.s"
+	assert_equal "$stderr" "sbx run: error: unknown event 'task-clcok' (did you mean 'task-clock'?)"
+}
+
+@test "--dump-object-to-disk keeps the object file" {
+	run -0 --separate-stderr sbx run --dump-object-to-disk "$BATS_TEST_TMPDIR/s.o" "$SN/imul-chain.s"
+	run -0 objdump -d "$BATS_TEST_TMPDIR/s.o"
+	assert_output --regexp 'imul +%rax,%rax'
+}
+
+@test "--cpu pins the child; a CPU that does not exist is an error" {
+	run -0 --separate-stderr sbx run --cpu 0 --json "$SN/add-chain.s"
+	assert_output --partial '"cpu":0'
+	run -1 --separate-stderr sbx run --cpu 1000 "$SN/add-chain.s"
+	assert_equal "$stderr" "sbx run: error: cannot pin the child to CPU 1000: Invalid argument"
+}
+
+@test "usage errors exit 2" {
+	run -2 --separate-stderr sbx run
+	[[ $stderr == *"no snippet given (FILE, - or --asm)"* ]]
+	run -2 --separate-stderr sbx run --mode uops "$SN/add-chain.s"
+	[[ $stderr == *"invalid mode 'uops' (expected one of: latency, inverse_throughput)"* ]]
+	run -2 --separate-stderr sbx run --min-instructions 0 "$SN/add-chain.s"
+	run -2 --separate-stderr sbx run --repetition-mode middle "$SN/add-chain.s"
+	run -2 --separate-stderr sbx run --timeout -1 "$SN/add-chain.s"
+	run -2 --separate-stderr sbx run --format xml "$SN/add-chain.s"
+}
