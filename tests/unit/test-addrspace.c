@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: MIT
+/*
+ * addrspace, session and symbols on constructed records: FORK copies maps,
+ * COMM exec starts afresh, two processes of one binary at different bases,
+ * overlapping maps, a sample before its mmap in file order but after it in
+ * time, ELF symbols and build-id of this very test binary, perf-map files.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "sbx/addrspace.h"
+#include "sbx/error.h"
+#include "sbx/perf-data.h"
+#include "sbx/session.h"
+#include "sbx/symbols.h"
+
+static union {
+	struct perf_event_header h;
+	uint8_t b[256];
+} rec;
+
+static const struct perf_event_header *mmap2(uint32_t pid, uint64_t addr, uint64_t len,
+					      uint64_t pgoff, const char *file)
+{
+	size_t n = strlen(file) + 1;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.h.type = PERF_RECORD_MMAP2;
+	rec.h.misc = PERF_RECORD_MISC_USER;
+	rec.h.size = 8 + 64 + ((n + 7) & ~(size_t)7);
+	memcpy(rec.b + 8, &pid, 4);
+	memcpy(rec.b + 12, &pid, 4);
+	memcpy(rec.b + 16, &addr, 8);
+	memcpy(rec.b + 24, &len, 8);
+	memcpy(rec.b + 32, &pgoff, 8);
+	memcpy(rec.b + 72, file, n);
+	return &rec.h;
+}
+
+static const struct perf_event_header *task(uint32_t type, uint32_t pid, uint32_t ppid,
+					    uint32_t tid, uint32_t ptid)
+{
+	memset(&rec, 0, sizeof(rec));
+	rec.h.type = type;
+	rec.h.size = 8 + 24;
+	memcpy(rec.b + 8, &pid, 4);
+	memcpy(rec.b + 12, &ppid, 4);
+	memcpy(rec.b + 16, &tid, 4);
+	memcpy(rec.b + 20, &ptid, 4);
+	return &rec.h;
+}
+
+static const struct perf_event_header *comm(uint32_t pid, uint32_t tid, const char *name,
+					    bool exec)
+{
+	memset(&rec, 0, sizeof(rec));
+	rec.h.type = PERF_RECORD_COMM;
+	rec.h.misc = exec ? PERF_RECORD_MISC_COMM_EXEC : 0;
+	rec.h.size = 8 + 8 + 16;
+	memcpy(rec.b + 8, &pid, 4);
+	memcpy(rec.b + 12, &tid, 4);
+	snprintf((char *)rec.b + 16, 16, "%s", name);
+	return &rec.h;
+}
+
+static const char *dso_at(struct machine *m, uint32_t pid, uint64_t ip, uint64_t *offset)
+{
+	struct addr_location al;
+
+	machine_resolve(m, pid, pid, PERF_RECORD_MISC_USER, ip, &al);
+	if (offset)
+		*offset = al.offset;
+	return al.dso ? al.dso->path : "(none)";
+}
+
+static void test_fork_exec_exit(void)
+{
+	struct dso_cache *c = dso_cache_new();
+	struct machine *m = machine_new(c);
+	struct addr_location al;
+	uint64_t off;
+
+	CHECK_EQ_INT(machine_process_record(m, comm(10, 10, "parent", true)), 0);
+	CHECK_EQ_INT(machine_process_record(m, mmap2(10, 0x1000, 0x2000, 0x3000, "/x/a")), 0);
+	/* a child process gets a copy of the parent's maps */
+	CHECK_EQ_INT(machine_process_record(m, task(PERF_RECORD_FORK, 11, 10, 11, 10)), 0);
+	CHECK_EQ_STR(dso_at(m, 11, 0x1800, &off), "/x/a");
+	CHECK_EQ_U64(off, 0x3800);
+	CHECK_EQ_STR(machine_comm(m, 11), "parent");
+	/* a thread shares its process's maps */
+	CHECK_EQ_INT(machine_process_record(m, task(PERF_RECORD_FORK, 10, 10, 12, 10)), 0);
+	machine_resolve(m, 10, 12, PERF_RECORD_MISC_USER, 0x1800, &al);
+	CHECK(al.dso && !strcmp(al.dso->path, "/x/a"));
+	CHECK_EQ_STR(al.comm, "parent");
+	/* exec: the child starts afresh, the parent keeps its maps */
+	CHECK_EQ_INT(machine_process_record(m, comm(11, 11, "child", true)), 0);
+	CHECK_EQ_STR(dso_at(m, 11, 0x1800, NULL), "(none)");
+	CHECK_EQ_INT(machine_process_record(m, mmap2(11, 0x1000, 0x1000, 0, "/x/b")), 0);
+	CHECK_EQ_STR(dso_at(m, 11, 0x1800, NULL), "/x/b");
+	CHECK_EQ_STR(dso_at(m, 10, 0x1800, NULL), "/x/a");
+	CHECK_EQ_STR(machine_comm(m, 11), "child");
+	/* a map added to the child after fork is not the parent's */
+	CHECK_EQ_INT(machine_process_record(m, mmap2(11, 0x9000, 0x1000, 0, "/x/c")), 0);
+	CHECK_EQ_STR(dso_at(m, 10, 0x9000, NULL), "(none)");
+	/* exit, then a new process with the same pid: no stale maps */
+	CHECK_EQ_INT(machine_process_record(m, task(PERF_RECORD_EXIT, 11, 10, 11, 10)), 0);
+	CHECK_EQ_INT(machine_process_record(m, task(PERF_RECORD_FORK, 11, 1, 11, 1)), 0);
+	CHECK_EQ_STR(dso_at(m, 11, 0x9000, NULL), "(none)");
+	machine_free(m);
+	dso_cache_free(c);
+}
+
+static void test_same_binary_two_bases(void)
+{
+	struct dso_cache *c = dso_cache_new();
+	struct machine *m = machine_new(c);
+	uint64_t off1, off2;
+
+	/* one PIE, two processes, two load addresses: no global base */
+	CHECK_EQ_INT(machine_process_record(m, mmap2(20, 0x555500001000, 0x1000, 0x1000,
+						     "/x/pie")), 0);
+	CHECK_EQ_INT(machine_process_record(m, mmap2(21, 0x5566aa001000, 0x1000, 0x1000,
+						     "/x/pie")), 0);
+	CHECK_EQ_STR(dso_at(m, 20, 0x555500001234, &off1), "/x/pie");
+	CHECK_EQ_STR(dso_at(m, 21, 0x5566aa001234, &off2), "/x/pie");
+	CHECK_EQ_U64(off1, 0x1234);
+	CHECK_EQ_U64(off2, 0x1234);
+	CHECK_EQ_STR(dso_at(m, 20, 0x5566aa001234, NULL), "(none)");
+	machine_free(m);
+	dso_cache_free(c);
+}
+
+static void test_overlapping_maps(void)
+{
+	struct addrspace as = { 0 };
+	struct dso_cache *c = dso_cache_new();
+	struct dso *a = dso_cache_get(c, "/a", DSO_ELF), *b = dso_cache_get(c, "/b", DSO_ELF);
+	struct map *m;
+
+	CHECK_EQ_INT(addrspace_insert(&as, 0x1000, 0x5000, 0x100, a), 0);
+	/* b in the middle splits a in two */
+	CHECK_EQ_INT(addrspace_insert(&as, 0x2000, 0x3000, 0, b), 0);
+	CHECK_EQ_INT(as.nr, 3);
+	m = addrspace_find_map(&as, 0x1fff);
+	CHECK(m && m->dso == a && m->end == 0x2000);
+	m = addrspace_find_map(&as, 0x2000);
+	CHECK(m && m->dso == b);
+	m = addrspace_find_map(&as, 0x3000);
+	CHECK(m && m->dso == a && m->pgoff == 0x2100);
+	CHECK(addrspace_find_map(&as, 0x5000) == NULL);
+	CHECK(addrspace_find_map(&as, 0xfff) == NULL);
+	/* one covering everything replaces all */
+	CHECK_EQ_INT(addrspace_insert(&as, 0, 0x10000, 0, b), 0);
+	CHECK_EQ_INT(as.nr, 1);
+	free(as.maps);
+	dso_cache_free(c);
+}
+
+/* ------------------------------------------------ session ordering */
+
+struct order_ctx {
+	struct machine *m;
+	const char *dso_of_sample[4];
+	uint64_t times[16];
+	int nr, samples;
+};
+
+static int on_record(void *arg, const struct perf_event_header *h,
+		     const struct perf_data_attr *attr, const struct perf_sample *s)
+{
+	struct order_ctx *c = arg;
+	struct addr_location al;
+
+	if (c->nr < 16)
+		c->times[c->nr++] = s->time;
+	if (h->type != PERF_RECORD_SAMPLE)
+		return machine_process_record(c->m, h);
+	machine_resolve(c->m, s->pid, s->tid, s->cpumode, s->ip, &al);
+	if (c->samples < 4)
+		c->dso_of_sample[c->samples++] = al.dso ? al.dso->path : "(none)";
+	return 0;
+}
+
+/* A file: attr with IP|TID|TIME and sample_id_all; records as given. */
+static size_t build(uint8_t *out, bool with_rounds)
+{
+	uint8_t *p = out;
+	struct perf_event_attr attr = { 0 };
+	uint64_t hdr[13] = { PERF_MAGIC, 104, sizeof(attr) + 16 };
+	struct perf_event_header h;
+	size_t data;
+
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	attr.sample_id_all = 1;
+	attr.sample_period = 1;
+	p += 104;
+	memcpy(p, &attr, sizeof(attr));
+	p += sizeof(attr) + 16;
+	data = p - out;
+#define REC(type, misc, ...) do { \
+		uint64_t body[] = { __VA_ARGS__ }; \
+		h = (struct perf_event_header){ type, misc, 8 + sizeof(body) }; \
+		memcpy(p, &h, 8); \
+		memcpy(p + 8, body, sizeof(body)); \
+		p += 8 + sizeof(body); \
+	} while (0)
+#define PIDTID(pid) ((uint64_t)(pid) | (uint64_t)(pid) << 32)
+	/* mmap of pid 5 at time 10; sample of pid 6 at time 30 written before
+	 * pid 6's mmap at time 25 (another CPU's buffer flushed first) */
+	REC(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, PIDTID(5), 0x1000, 0x1000, 0, 0, 0, 0,
+	    0, 0x6f632f, /* "/co" */ PIDTID(5), 10);
+	REC(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0x1100, PIDTID(6), 30);
+	REC(PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, PIDTID(6), 0x1000, 0x1000, 0, 0, 0, 0,
+	    0, 0x6f642f, /* "/do" */ PIDTID(6), 25);
+	if (with_rounds)
+		REC(PERF_RECORD_FINISHED_ROUND, 0);
+	REC(PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0x1100, PIDTID(5), 40);
+	if (with_rounds)
+		REC(PERF_RECORD_FINISHED_ROUND, 0);
+#undef REC
+	hdr[3] = 104;
+	hdr[4] = sizeof(attr) + 16;
+	hdr[5] = data;
+	hdr[6] = (p - out) - data;
+	memcpy(out, hdr, sizeof(hdr));
+	return p - out;
+}
+
+static void test_session_orders_by_time(void)
+{
+	for (int rounds = 0; rounds < 2; rounds++) {
+		static uint8_t file[4096];
+		size_t len = build(file, rounds);
+		struct perf_data *d;
+		struct session *s;
+		struct dso_cache *c = dso_cache_new();
+		struct order_ctx ctx = { .m = machine_new(c) };
+
+		CHECK_EQ_INT(perf_data_open_mem(file, len, &d), 0);
+		s = session_new(d);
+		CHECK_EQ_INT(session_run(s, on_record, &ctx), 0);
+		CHECK_EQ_INT(session_stats(s)->samples, 2);
+		CHECK_EQ_INT(ctx.nr, 4);
+		CHECK_EQ_U64(ctx.times[0], 10);
+		CHECK_EQ_U64(ctx.times[1], 25);
+		CHECK_EQ_U64(ctx.times[2], 30);
+		CHECK_EQ_U64(ctx.times[3], 40);
+		/* the sample of pid 6 found the map that came after it in the file */
+		CHECK_EQ_STR(ctx.dso_of_sample[0], "/do");
+		CHECK_EQ_STR(ctx.dso_of_sample[1], "/co");
+		session_free(s);
+		perf_data_close(d);
+		machine_free(ctx.m);
+		dso_cache_free(c);
+	}
+}
+
+/* ---------------------------------------------------------- symbols */
+
+__attribute__((noinline, used)) int sbx_test_marker_function(int x)
+{
+	return x * 3 + 1;
+}
+
+static void test_elf_symbols_and_build_id(void)
+{
+	struct symtab *t = symtab_from_elf("/proc/self/exe");
+	const struct symbol *s = NULL;
+	uint8_t id[20];
+	size_t size = 0;
+	char hex[41];
+
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nr; i++)
+		if (!strcmp(t->syms[i].name, "sbx_test_marker_function"))
+			s = &t->syms[i];
+	CHECK(s != NULL);
+	if (s) {
+		CHECK(symtab_find(t, s->start) == s);
+		CHECK(symtab_find(t, s->start + s->size - 1) == s);
+	}
+	for (size_t i = 1; i < t->nr; i++)
+		CHECK(t->syms[i - 1].start < t->syms[i].start);
+	symtab_free(t);
+	CHECK_EQ_INT(symbols_read_build_id("/proc/self/exe", id, sizeof(id), &size), 0);
+	CHECK_EQ_INT(size, 20);
+	CHECK_EQ_INT(strlen(symbols_build_id_hex(id, size, hex)), 40);
+	CHECK(symbols_read_build_id("/no/such/file", id, sizeof(id), &size) < 0);
+	CHECK(symbols_read_build_id("/proc/self/status", id, sizeof(id), &size) < 0);
+}
+
+static void test_perf_map(void)
+{
+	char path[] = "/tmp/perf-test-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	struct symtab *t;
+	const struct symbol *s;
+
+	fprintf(f, "7f0000001000 40 jitted_one\nbad line\n7f0000001040 20 Lambda <lambda>(int)\n");
+	fclose(f);
+	t = symtab_from_perf_map(path);
+	CHECK(t != NULL);
+	s = symtab_find(t, 0x7f0000001010);
+	CHECK(s && !strcmp(s->name, "jitted_one"));
+	s = symtab_find(t, 0x7f000000105f);
+	CHECK(s && !strcmp(s->name, "Lambda <lambda>(int)"));
+	CHECK(symtab_find(t, 0x7f0000001060) == NULL);
+	symtab_free(t);
+	unlink(path);
+}
+
+static const struct unit_test tests[] = {
+	TEST(test_fork_exec_exit),
+	TEST(test_same_binary_two_bases),
+	TEST(test_overlapping_maps),
+	TEST(test_session_orders_by_time),
+	TEST(test_elf_symbols_and_build_id),
+	TEST(test_perf_map),
+	{ 0 },
+};
+
+int main(void)
+{
+	return unit_run(tests);
+}
