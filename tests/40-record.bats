@@ -1,0 +1,382 @@
+#!/usr/bin/env bats
+# sbx record, with Linux perf as the judge: what sbx record writes,
+# perf report and perf script must read without a warning, and find the
+# function where the workload spends its time.
+
+load test_helper
+
+setup_file() {
+	W=$BATS_FILE_TMPDIR
+	# two hot functions, the second one a quarter of the first
+	cat > "$W/hot.c" <<-'EOF'
+	#include <stdlib.h>
+	volatile unsigned long sink;
+	__attribute__((noinline)) void hot_alpha(long n) { for (long i = 0; i < n; i++) sink += i; }
+	__attribute__((noinline)) void hot_beta(long n) { for (long i = 0; i < n; i++) sink ^= i; }
+	int main(int argc, char **argv)
+	{
+		long n = argc > 1 ? atol(argv[1]) : 100000000;
+		hot_alpha(n);
+		hot_beta(n / 4);
+		return argc > 2 ? atoi(argv[2]) : 0;
+	}
+	EOF
+	# the same PIE binary as three processes at once, each in its own function
+	cat > "$W/forker.c" <<-'EOF'
+	#include <stdio.h>
+	#include <stdlib.h>
+	#include <sys/wait.h>
+	#include <unistd.h>
+	volatile unsigned long sink;
+	__attribute__((noinline)) void spin_one(long n) { for (long i = 0; i < n; i++) sink += i; }
+	__attribute__((noinline)) void spin_two(long n) { for (long i = 0; i < n; i++) sink ^= i; }
+	__attribute__((noinline)) void spin_three(long n) { for (long i = 0; i < n; i++) sink -= i; }
+	static void (*const fn[3])(long) = { spin_one, spin_two, spin_three };
+	/* forker [N [exec [I]]]: three children run spin_one/two/three; with
+	 * "exec", each child execs the binary again to run its function */
+	int main(int argc, char **argv)
+	{
+		long n = argc > 1 ? atol(argv[1]) : 60000000;
+		if (argc > 3) {
+			fn[atoi(argv[3]) % 3](n);
+			return 0;
+		}
+		for (int i = 0; i < 3; i++)
+			if (fork() == 0) {
+				if (argc > 2) {
+					char idx[2] = { (char)('0' + i), 0 }, self[4096] = "";
+					readlink("/proc/self/exe", self, sizeof(self) - 1);
+					execl(self, "forker", argv[1], "exec", idx, (char *)0);
+					_exit(127);
+				}
+				fn[i](n);
+				_exit(0);
+			}
+		while (wait(NULL) > 0)
+			;
+		return 0;
+	}
+	EOF
+	# a system call per iteration: a tracepoint that fires millions of times
+	cat > "$W/sysloop.c" <<-'EOF'
+	#include <stdlib.h>
+	#include <sys/syscall.h>
+	#include <unistd.h>
+	int main(int argc, char **argv)
+	{
+		long n = argc > 1 ? atol(argv[1]) : 1000000;
+		for (long i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		return 0;
+	}
+	EOF
+	for w in hot forker sysloop; do
+		cc -O1 -g -fno-inline -fno-omit-frame-pointer -fPIE -pie -o "$W/$w" "$W/$w.c"
+	done
+}
+
+setup() {
+	require_perf_events
+	command -v perf >/dev/null || skip "perf is not installed"
+	W=$BATS_FILE_TMPDIR
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# perf report --stdio, asserting that perf had nothing to warn about
+perf_report() {
+	run -0 --separate-stderr perf report --stdio "$@"
+	[ -z "$stderr" ] || { echo "perf report warned: $stderr"; return 1; }
+}
+
+perf_script() {
+	run -0 --separate-stderr perf script "$@"
+	[ -z "$stderr" ] || { echo "perf script warned: $stderr"; return 1; }
+}
+
+# The first non-comment line of perf report: the top entry.
+top_entry() {
+	printf '%s\n' "${lines[@]}" | grep -v '^#' | grep -v '^$' | head -n 1
+}
+
+@test "perf report and perf script read what sbx record wrote and find the hot function" {
+	run -0 --separate-stderr sbx record -o out.data -- "$W/hot"
+	[ -f out.data ]
+	perf_report -i out.data
+	assert_regex "$(top_entry)" 'hot +hot +\[\.\] hot_alpha$'
+	assert_line --regexp '\[\.\] hot_beta$'
+	perf_script -i out.data
+	local alpha beta
+	alpha=$(printf '%s\n' "${lines[@]}" | grep -c ' hot_alpha+0x')
+	beta=$(printf '%s\n' "${lines[@]}" | grep -c ' hot_beta+0x')
+	[ "$alpha" -gt 100 ] && [ "$beta" -gt 10 ] && [ "$alpha" -gt $((2 * beta)) ]
+}
+
+@test "without a hardware PMU the default event falls back to cpu-clock with a one-line notice" {
+	run -0 --separate-stderr sbx record -o out.data -- "$W/hot" 1000000
+	run -0 perf report --header-only -i out.data
+	if perf stat -e cycles -x, true 2>&1 | grep -q 'not supported'; then
+		assert_line --regexp '^# event : name = cpu-clock, '
+		run -0 --separate-stderr sbx record -o out.data -- "$W/hot" 1000000
+		assert_equal "${stderr_lines[0]}" \
+			"sbx record: no hardware PMU here: sampling cpu-clock instead of cycles"
+	else
+		assert_line --regexp '^# event : name = cycles, '
+	fi
+}
+
+@test "the closing summary line counts samples and names the file" {
+	run -0 --separate-stderr sbx record -e cpu-clock -o out.data -- "$W/hot" 20000000
+	assert_regex "${stderr_lines[-1]}" \
+		'^\[ sbx record: [0-9]+ samples, 0 lost, [0-9]+\.[0-9]{3} MB written to out\.data \]$'
+	local n
+	n=$(sed -E 's/^\[ sbx record: ([0-9]+) samples.*/\1/' <<< "${stderr_lines[-1]}")
+	run -0 perf script -i out.data
+	assert_equal "${#lines[@]}" "$n"
+	run -0 --separate-stderr sbx record -q -e cpu-clock -o out.data -- "$W/hot" 1000000
+	[ -z "$stderr" ]
+}
+
+@test "the header has the features perf report --header shows" {
+	run -0 --separate-stderr sbx record -e cpu-clock -o out.data -- "$W/hot" 20000000
+	run -0 --separate-stderr perf report --header-only -i out.data
+	[ -z "$stderr" ]
+	assert_line "# hostname : $(uname -n)"
+	assert_line "# os release : $(uname -r)"
+	assert_line "# arch : $(uname -m)"
+	assert_line "# nrcpus online : $(getconf _NPROCESSORS_ONLN)"
+	assert_line --regexp '^# cpudesc : .+'
+	assert_line --regexp '^# total memory : [0-9]+ kB$'
+	assert_line --regexp "^# cmdline : .*sbx record -e cpu-clock -o out.data -- $W/hot 20000000 *\$"
+	assert_line --regexp '^# event : name = cpu-clock, .*sample_type = IP\|TID\|TIME\|CPU\|PERIOD,.*use_clockid = 1'
+	assert_line --regexp '^# clockid: monotonic \(1\)$'
+	assert_line --regexp '^# time of first sample : [0-9]+\.[0-9]+$'
+	# the build-ids of the DSOs that got samples, as the files say
+	local id
+	id=$(readelf -n "$W/hot" | sed -n 's/.*Build ID: //p')
+	run -0 perf buildid-list -i out.data
+	assert_line "$id $W/hot"
+}
+
+@test "-k picks the clock; an unknown clock is a usage error" {
+	run -0 --separate-stderr sbx record -k realtime -e cpu-clock -o out.data -- "$W/hot" 1000000
+	run -0 perf report --header-only -i out.data
+	assert_line --regexp '^# clockid: realtime \(0\)$'
+	run -2 --separate-stderr sbx record -k lunar -o out.data -- true
+	assert_regex "$stderr" "unknown clock 'lunar'"
+}
+
+@test "sbx record exits with the command's status, 128+N on signal N" {
+	run -3 --separate-stderr sbx record -q -e cpu-clock -o out.data -- "$W/hot" 1000000 3
+	perf_report -i out.data
+	run -139 --separate-stderr sbx record -q -e cpu-clock -o out.data -- sh -c 'kill -SEGV $$'
+	perf_report -i out.data
+}
+
+@test "a command that cannot run: a clear error, 127 or 126, and no file" {
+	run -127 --separate-stderr sbx record -e cpu-clock -o out.data -- ./no-such-command
+	assert_equal "${stderr_lines[-1]}" \
+		"sbx record: error: cannot run './no-such-command': No such file or directory"
+	[ ! -e out.data ]
+	touch not-exec
+	run -126 --separate-stderr sbx record -e cpu-clock -o out.data -- ./not-exec
+	assert_regex "$stderr" "cannot run './not-exec': Permission denied"
+	[ ! -e out.data ]
+	# no temporary file left behind either
+	run -0 ls -A
+	refute_output --partial data
+}
+
+@test "SIGINT stops the recording cleanly: the command gets it, the file is complete" {
+	"$SBX" record -e cpu-clock -o out.data -- "$W/hot" 100000000000 2> err &
+	local pid=$!
+	sleep 1
+	kill -INT "$pid"
+	local rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ]
+	run cat err
+	assert_regex "${lines[-1]}" '^\[ sbx record: [1-9][0-9]* samples, 0 lost, '
+	perf_report -i out.data
+	assert_regex "$(top_entry)" '\[\.\] hot_alpha$'
+	run -0 ls -A
+	refute_output --regexp '\.out\.data\.'
+	assert_output --partial out.data
+}
+
+@test "lost samples are counted, written as LOST records and reported" {
+	# a one-page ring buffer cannot keep up with a tracepoint hit a million times
+	run -0 --separate-stderr sbx record -m 1 -e raw_syscalls:sys_enter -o out.data -- \
+		"$W/sysloop" 100000
+	local summary=${stderr_lines[-1]} samples lost
+	samples=$(sed -E 's/^\[ sbx record: ([0-9]+) samples, ([0-9]+) lost.*/\1/' <<< "$summary")
+	lost=$(sed -E 's/^\[ sbx record: ([0-9]+) samples, ([0-9]+) lost.*/\2/' <<< "$summary")
+	[ "$lost" -gt 0 ]
+	assert_regex "$stderr" "warning: $lost samples lost: the ring buffers overflowed"
+	# nothing vanished: every system call is a sample or a lost one
+	[ $((samples + lost)) -ge 100000 ]
+	run -0 perf script --show-lost-events -i out.data
+	local sum
+	sum=$(printf '%s\n' "${lines[@]}" | sed -n 's/.*PERF_RECORD_LOST lost \([0-9]*\).*/\1/p' |
+		awk '{ s += $1 } END { print s + 0 }')
+	assert_equal "$sum" "$lost"
+}
+
+@test "-c sets the period, -F the frequency" {
+	run -0 --separate-stderr sbx record -e cpu-clock -c 100000 -o out.data -- "$W/hot" 10000000
+	perf_script -F period -i out.data
+	assert_equal "$(printf '%s\n' "${lines[@]}" | sort -u | tr -d ' ')" 100000
+	run -0 --separate-stderr sbx record -e cpu-clock -F 999 -o out.data -- "$W/hot" 1000000
+	run -0 perf report --header-only -i out.data
+	assert_line --regexp '\{ sample_period, sample_freq \} = 999,.* freq = 1'
+	run -2 --separate-stderr sbx record -F 10 -c 10 -o out.data -- true
+	assert_equal "${stderr_lines[0]}" "sbx record: error: -F and -c exclude each other"
+	run -2 --separate-stderr sbx record -F ten -o out.data -- true
+	assert_equal "${stderr_lines[0]}" "sbx record: error: invalid frequency 'ten'"
+}
+
+@test "-g records call chains that perf unwinds to main" {
+	run -0 --separate-stderr sbx record -g -e cpu-clock -o out.data -- "$W/hot" 50000000
+	run -0 perf report --header-only -i out.data
+	assert_line --regexp 'sample_type = IP\|TID\|TIME\|CALLCHAIN\|CPU\|PERIOD'
+	perf_script -F ip,sym -i out.data
+	# a sample in hot_alpha, then its caller's frames
+	assert_line --regexp '^[[:space:]]+[0-9a-f]+ hot_alpha$'
+	assert_line --regexp '^[[:space:]]+[0-9a-f]+ (main|__libc_start_call_main)$'
+}
+
+@test "several events at once: perf tells them apart by id" {
+	run -0 --separate-stderr sbx record -e cpu-clock,task-clock -o out.data -- "$W/hot" 20000000
+	perf_report -i out.data
+	assert_line --regexp "^# Samples: [0-9]+ +of event 'cpu-clock'$"
+	assert_line --regexp "^# Samples: [0-9]+ +of event 'task-clock'$"
+}
+
+@test "an unknown event is a usage error with close names" {
+	run -2 --separate-stderr sbx record -e cpu-clok -o out.data -- true
+	assert_regex "$stderr" "cpu-clok"
+	assert_regex "$stderr" "cpu-clock"
+	[ ! -e out.data ]
+}
+
+@test "-b where the PMU has no branch stack: a clear error, no file" {
+	if perf record -b -o /dev/null true 2>/dev/null; then
+		skip "this machine has a branch stack"
+	fi
+	run -1 --separate-stderr sbx record -b -o out.data -- "$W/hot" 1000
+	assert_regex "$stderr" "no branch stack"
+	[ ! -e out.data ]
+}
+
+@test "no permission: the error names perf_event_paranoid" {
+	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 1 ] ||
+		skip "perf_event_paranoid allows system-wide recording to every user"
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	run -1 --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$SBX" record -a -e cpu-clock -o /tmp/sbx-never.data -- true
+	assert_regex "$stderr" "no permission .*perf_event_paranoid is [0-9]"
+	[ ! -e /tmp/sbx-never.data ]
+}
+
+@test "-p records a running process, named and mapped from /proc" {
+	"$W/hot" 100000000000 &
+	local pid=$!
+	sleep 0.3
+	run -0 --separate-stderr timeout --preserve-status -s INT 1 "$SBX" record -e cpu-clock \
+		-p "$pid" -o out.data
+	kill "$pid"
+	assert_regex "${stderr_lines[-1]}" '^\[ sbx record: [1-9][0-9]* samples'
+	perf_report --sort pid,sym -i out.data
+	assert_regex "$(top_entry)" " +$pid:hot +\[\.\] hot_alpha\$"
+}
+
+@test "-p of a process that does not exist" {
+	run -1 --separate-stderr sbx record -e cpu-clock -p 999999999 -o out.data
+	assert_regex "$stderr" "no process 999999999"
+	[ ! -e out.data ]
+}
+
+@test "-a records every process, the workload among them" {
+	run -0 --separate-stderr sbx record -a -e cpu-clock -o out.data -- "$W/hot" 50000000
+	perf_report --sort comm,sym -i out.data
+	assert_line --regexp ' hot +\[\.\] hot_alpha$'
+	perf_script -F pid,comm -i out.data
+	# processes that existed before the recording keep their names
+	local named
+	named=$(printf '%s\n' "${lines[@]}" | grep -vc ':[0-9]*$' || true)
+	[ "$named" -eq "${#lines[@]}" ]
+}
+
+@test "concurrent processes of one PIE binary: each sample in its own process's function" {
+	run -0 --separate-stderr sbx record -e cpu-clock -o out.data -- "$W/forker"
+	perf_report --sort pid,sym -i out.data
+	local pids
+	pids=$(printf '%s\n' "${lines[@]}" | grep -oE ' [0-9]+:forker +\[\.\] spin_[a-z]+$' |
+		awk '{ print $1 }' | sort -u | wc -l)
+	[ "$pids" -eq 3 ]
+	# each child has one spin function and nothing of the others
+	local f
+	for f in spin_one spin_two spin_three; do
+		[ "$(printf '%s\n' "${lines[@]}" | grep -E "\[\.\] $f\$" | awk '{ print $2 }' |
+			sort -u | wc -l)" -eq 1 ]
+	done
+	# the same with an exec in each child: fresh address spaces, new maps
+	run -0 --separate-stderr sbx record -e cpu-clock -o out2.data -- "$W/forker" 60000000 exec
+	perf_report --sort pid,sym -i out2.data
+	for f in spin_one spin_two spin_three; do
+		assert_line --regexp " [0-9]+:forker +\[\.\] $f\$"
+	done
+	run -0 perf report --stdio --sort sym -i out2.data
+	refute_line --regexp '\[unknown\]|0x0000'
+}
+
+@test "pipe mode: -o - writes a stream perf reads from a pipe and from a file" {
+	run -0 bash -c "set -o pipefail; '$SBX' record -q -e cpu-clock -o - -- '$W/hot' 50000000 | perf script -i - > script.out 2> script.err"
+	[ ! -s script.err ]
+	run -0 grep -c ' hot_alpha+0x' script.out
+	[ "$output" -gt 50 ]
+	sbx record -e cpu-clock -o - -- "$W/hot" 50000000 > stream.data 2> err
+	[ "$(head -c 8 stream.data)" = PERFILE2 ]
+	[ "$(stat -c %s stream.data)" -gt 1000 ]
+	perf_report -i stream.data
+	assert_regex "$(top_entry)" '\[\.\] hot_alpha$'
+	run -0 --separate-stderr perf report --header-only -i stream.data
+	assert_line "# hostname : $(uname -n)"
+	run cat err
+	assert_regex "${lines[-1]}" 'MB written to stdout \]$'
+}
+
+@test "pipe mode: the command's own stdout does not mix into the stream" {
+	sbx record -q -e cpu-clock -o - -- sh -c 'echo hello from the command; exec "$0" 1000000' \
+		"$W/hot" > stream.data 2> err
+	run cat err
+	assert_line 'hello from the command'
+	perf_report -i stream.data
+}
+
+@test "-o - to a terminal is refused" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	run script -qec "'$SBX' record -e cpu-clock -o - -- true" /dev/null
+	assert_regex "$output" "stdout is a terminal"
+}
+
+@test "tracepoints: perf script decodes the fields from the tracing data" {
+	[ -d /sys/kernel/tracing/events/sched ] || [ -d /sys/kernel/debug/tracing/events/sched ] ||
+		skip "tracefs is not mounted"
+	run -0 --separate-stderr sbx record -e sched:sched_switch -o out.data -- \
+		sh -c 'sleep 0.01; sleep 0.01; sleep 0.01'
+	perf_script -i out.data
+	assert_line --regexp 'sched:sched_switch: prev_comm=sleep prev_pid=[0-9]+ prev_prio=[0-9]+ prev_state=[A-Z+]+ ==> next_comm=.* next_pid=[0-9]+'
+	# in pipe mode the tracing data travels in the stream
+	sbx record -q -e sched:sched_switch -o - -- sh -c 'sleep 0.01; sleep 0.01' > stream.data
+	perf_script -i stream.data
+	assert_line --regexp 'sched:sched_switch: prev_comm=.* ==> next_comm='
+}
+
+@test "bad usage: nothing to record, -p with a command, a bad -m" {
+	run -2 --separate-stderr sbx record
+	assert_equal "${stderr_lines[0]}" "sbx record: error: nothing to record: give a command, -p PID or -a"
+	run -2 --separate-stderr sbx record -p 1 -- true
+	assert_regex "${stderr_lines[0]}" "give no command"
+	run -2 --separate-stderr sbx record -m 3 -- true
+	assert_regex "${stderr_lines[0]}" "power of 2"
+}
