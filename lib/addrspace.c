@@ -104,7 +104,8 @@ static int addrspace_copy(struct addrspace *dst, const struct addrspace *src)
 	dst->last = 0;
 	if (as_reserve(dst, src->nr ? src->nr : 1))
 		return -ENOMEM;
-	memcpy(dst->maps, src->maps, src->nr * sizeof(*src->maps));
+	if (src->nr)
+		memcpy(dst->maps, src->maps, src->nr * sizeof(*src->maps));
 	dst->nr = src->nr;
 	return 0;
 }

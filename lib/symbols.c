@@ -210,7 +210,8 @@ static struct symtab *builder_finish(struct builder *b)
 		errno = ENOMEM;
 		return NULL;
 	}
-	qsort(b->syms, b->nr, sizeof(*b->syms), cmp_bsym);
+	if (b->nr)
+		qsort(b->syms, b->nr, sizeof(*b->syms), cmp_bsym);
 	for (size_t i = 0; i < b->nr; i++) {
 		if (out && syms[out - 1].start == b->syms[i].sym.start)
 			continue;
