@@ -380,3 +380,27 @@ top_entry() {
 	run -2 --separate-stderr sbx record -m 3 -- true
 	assert_regex "${stderr_lines[0]}" "power of 2"
 }
+
+@test "pipe mode into sbx report: sbx record -o - -- W | sbx report -i -" {
+	run -0 bash -c "set -o pipefail; '$SBX' record -q -e cpu-clock -o - -- '$W/hot' 50000000 | '$SBX' report -i - > report.out"
+	run -0 grep -v '^#' report.out
+	assert_regex "${lines[0]}" '% +hot +hot +\[\.\] hot_alpha$'
+	assert_line --regexp '% +hot +hot +\[\.\] hot_beta$'
+	# the two hot functions hold nearly every sample
+	local sum
+	sum=$(printf '%s\n' "${lines[@]}" | grep -E '\] hot_(alpha|beta)$' |
+		awk '{ s += $1 } END { printf "%.0f", s }')
+	[ "$sum" -ge 80 ]
+}
+
+@test "the shared noploop workload: hot_a holds about twice the samples of hot_b" {
+	[ -x "$WORKLOADS/noploop" ] || { echo "tests/workloads/noploop is not built (make workloads)"; return 1; }
+	run -0 --separate-stderr sbx record -e cpu-clock -o out.data -- "$WORKLOADS/noploop" 100
+	perf_report --sort sym -i out.data
+	local a b
+	a=$(printf '%s\n' "${lines[@]}" | sed -n 's/^ *\([0-9.]*\)% .*\] hot_a$/\1/p')
+	b=$(printf '%s\n' "${lines[@]}" | sed -n 's/^ *\([0-9.]*\)% .*\] hot_b$/\1/p')
+	[ -n "$a" ] && [ -n "$b" ]
+	# 2:1 by construction; allow the noise of a short profile
+	awk -v a="$a" -v b="$b" 'BEGIN { r = a / b; exit !(r > 1.5 && r < 2.7) }'
+}
