@@ -151,7 +151,7 @@ struct emit {
 
 static void put(struct emit *e, const void *p, size_t n)
 {
-	if (e->buf)
+	if (e->buf && n)
 		memcpy(e->buf + e->len, p, n);
 	e->len += n;
 }
