@@ -58,7 +58,7 @@ struct dso_hits *dso_hits_new(const struct record *r)
 	if (!h)
 		return NULL;
 	/* every event shares the position of IP and TID */
-	h->sample_type = record_event_attr(r, 0)->sample_type;
+	h->sample_type = record_sample_type(r);
 	h->dsos = calloc(1, sizeof(*h->dsos));
 	if (!h->dsos || !(h->dsos[0].name = strdup("[kernel.kallsyms]"))) {
 		free(h->dsos);

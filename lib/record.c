@@ -155,6 +155,11 @@ static uint64_t common_sample_type(const struct record *r)
 	return t;
 }
 
+uint64_t record_sample_type(const struct record *r)
+{
+	return common_sample_type(r);
+}
+
 size_t record_id_hdr_size(const struct record *r)
 {
 	uint64_t t = common_sample_type(r);

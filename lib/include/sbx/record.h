@@ -128,6 +128,13 @@ long record_drain(struct record *r, record_sink_fn sink, void *ctx);
 const struct record_stats *record_stats(const struct record *r);
 
 /*
+ * The sample_type bits every event of r has (IP, TID, TIME, CPU, PERIOD,
+ * and IDENTIFIER when there is more than one event): the layout of the
+ * start of every SAMPLE and of every sample_id trailer.
+ */
+uint64_t record_sample_type(const struct record *r);
+
+/*
  * The size of the sample_id trailer that non-sample records carry with
  * this recording's sample_type (what synthesized records must append).
  */
