@@ -1,25 +1,462 @@
 // SPDX-License-Identifier: MIT
+/* sbx script: one line (or one JSON object) per event of a perf.data. */
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
 #include "builtin.h"
 #include "parse-options.h"
+#include "sbx/addrspace.h"
+#include "sbx/error.h"
+#include "sbx/perf-data.h"
+#include "sbx/session.h"
+#include "sbx/trace-event.h"
 
 static const char *const script_usage[] = {
-	"sbx script [OPTIONS]",
+	"sbx script [-i FILE|-] [-F FIELD[,FIELD...]] [--show-mmap-events] "
+	"[--show-task-events] [--json]",
 	NULL,
 };
 
+enum {
+	OPT_MMAP = 0x100,
+	OPT_TASK,
+	OPT_JSON,
+};
+
 static const struct sbx_option script_options[] = {
+	{ "input", 'i', "FILE", "perf.data to read, - for stdin (default ./perf.data)", 0 },
+	{ "fields", 'F', "FIELDS", "fields to print (comm,pid,tid,cpu,time,period,event,ip,"
+	  "sym,symoff,dso,addr,trace; +F/-F adds to/removes from the defaults)", 0 },
+	{ "show-mmap-events", 0, NULL, "also print MMAP and MMAP2 records", OPT_MMAP },
+	{ "show-task-events", 0, NULL, "also print COMM, FORK and EXIT records", OPT_TASK },
+	{ "json", 0, NULL, "print one JSON object per line (JSON Lines)", OPT_JSON },
 	OPT_END,
 };
 
+enum field {
+	F_COMM, F_PID, F_TID, F_CPU, F_TIME, F_PERIOD, F_EVENT, F_IP, F_SYM, F_SYMOFF,
+	F_DSO, F_ADDR, F_TRACE, NR_FIELDS
+};
+
+static const char *const field_names[NR_FIELDS] = {
+	"comm", "pid", "tid", "cpu", "time", "period", "event", "ip", "sym", "symoff",
+	"dso", "addr", "trace",
+};
+
+struct script {
+	bool field[NR_FIELDS];
+	bool json, show_mmap, show_task;
+	struct perf_data *data;
+	struct machine *machine;
+	struct tep_handle *tep;
+	bool tep_tried;
+	struct trace_seq seq;
+};
+
+static int parse_fields(struct script *s, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL;
+	bool relative = arg[0] == '+' || arg[0] == '-';
+
+	if (!copy)
+		return -ENOMEM;
+	if (!relative)
+		memset(s->field, 0, sizeof(s->field));
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		bool add = true;
+		size_t f;
+
+		if (*t == '+' || *t == '-')
+			add = *t++ == '+';
+		for (f = 0; f < NR_FIELDS; f++)
+			if (!strcmp(t, field_names[f]) || (f == F_SYM && !strcmp(t, "symbol")))
+				break;
+		if (f == NR_FIELDS) {
+			free(copy);
+			return -EINVAL;
+		}
+		s->field[f] = add;
+	}
+	free(copy);
+	return 0;
+}
+
+/* The tracing data, parsed on first use; NULL when the file has none. */
+static struct tep_handle *tep_of(struct script *s)
+{
+	const void *buf;
+	size_t len;
+
+	if (s->tep_tried)
+		return s->tep;
+	buf = perf_data_tracing_data(s->data, &len);
+	if (!buf)
+		return NULL;
+	s->tep_tried = true;
+	if (trace_event_parse(buf, len, &s->tep)) {
+		warning("%s; tracepoint fields are not decoded", sbx_error_msg());
+		s->tep = NULL;
+	}
+	return s->tep;
+}
+
+static json_object *field_value(struct tep_format_field *f, const void *data, size_t size)
+{
+	unsigned long long v;
+
+	if ((size_t)f->offset + (size_t)f->size > size)
+		return NULL;
+	if (f->flags & TEP_FIELD_IS_STRING) {
+		const char *p = (const char *)data + f->offset;
+
+		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+			unsigned int dyn;
+
+			memcpy(&dyn, p, 4);
+			if ((dyn & 0xffff) + (dyn >> 16) > size)
+				return NULL;
+			p = (const char *)data + (dyn & 0xffff);
+			return json_object_new_string_len(p, strnlen(p, dyn >> 16));
+		}
+		return json_object_new_string_len(p, strnlen(p, f->size));
+	}
+	if (f->flags & TEP_FIELD_IS_ARRAY) {
+		json_object *a = json_object_new_array();
+
+		for (unsigned i = 0; f->elementsize && i < f->arraylen &&
+				(i + 1) * f->elementsize <= (unsigned)f->size; i++) {
+			const char *p = (const char *)data + f->offset + i * f->elementsize;
+			uint64_t e = 0;
+
+			memcpy(&e, p, f->elementsize <= 8 ? f->elementsize : 8);
+			json_object_array_add(a, json_object_new_uint64(e));
+		}
+		return a;
+	}
+	if (tep_read_number_field(f, data, &v))
+		return NULL;
+	if (f->flags & TEP_FIELD_IS_SIGNED) {
+		int64_t sv = f->size == 1 ? (int8_t)v : f->size == 2 ? (int16_t)v :
+			     f->size == 4 ? (int32_t)v : (int64_t)v;
+
+		return json_object_new_int64(sv);
+	}
+	return json_object_new_uint64(v);
+}
+
+static const char *sym_name(const struct addr_location *al)
+{
+	return al->sym ? al->sym->name : "[unknown]";
+}
+
+static const char *dso_path(const struct addr_location *al)
+{
+	return al->dso ? al->dso->path : "[unknown]";
+}
+
+static void print_time_text(uint64_t t)
+{
+	printf("%5" PRIu64 ".%06" PRIu64 ": ", t / 1000000000, t % 1000000000 / 1000);
+}
+
+static int print_sample(struct script *s, const struct perf_data_attr *attr,
+			const struct perf_sample *smp)
+{
+	struct addr_location al;
+	const bool *f = s->field;
+	bool tracepoint = attr->attr.type == PERF_TYPE_TRACEPOINT;
+	struct tep_event *ev = NULL;
+	uint64_t type = attr->attr.sample_type;
+
+	machine_resolve(s->machine, smp->pid, smp->tid, smp->cpumode, smp->ip, &al);
+	if (tracepoint && f[F_TRACE] && (type & PERF_SAMPLE_RAW) && tep_of(s))
+		ev = trace_event_find(s->tep, attr->attr.config);
+	if (s->json) {
+		json_object *o = json_object_new_object();
+
+		if (f[F_EVENT])
+			json_object_object_add(o, "event", json_object_new_string(attr->name));
+		if (f[F_COMM])
+			json_object_object_add(o, "comm", json_object_new_string(al.comm));
+		if (f[F_PID] && (type & PERF_SAMPLE_TID))
+			json_object_object_add(o, "pid", json_object_new_int64((int32_t)smp->pid));
+		if (f[F_TID] && (type & PERF_SAMPLE_TID))
+			json_object_object_add(o, "tid", json_object_new_int64((int32_t)smp->tid));
+		if (f[F_CPU] && (type & PERF_SAMPLE_CPU))
+			json_object_object_add(o, "cpu", json_object_new_int64(smp->cpu));
+		if (f[F_TIME] && (type & PERF_SAMPLE_TIME))
+			json_object_object_add(o, "time", json_object_new_uint64(smp->time));
+		if (f[F_PERIOD])
+			json_object_object_add(o, "period", json_object_new_uint64(smp->period));
+		if (f[F_IP] && (type & PERF_SAMPLE_IP))
+			json_object_object_add(o, "ip", json_object_new_uint64(smp->ip));
+		if (f[F_SYM] && (type & PERF_SAMPLE_IP))
+			json_object_object_add(o, "symbol", al.sym ?
+					       json_object_new_string(al.sym->name) : NULL);
+		if (f[F_SYMOFF] && al.sym)
+			json_object_object_add(o, "symoff",
+					       json_object_new_uint64(al.addr - al.sym->start));
+		if (f[F_DSO] && (type & PERF_SAMPLE_IP))
+			json_object_object_add(o, "dso", al.dso ?
+					       json_object_new_string(al.dso->path) : NULL);
+		if (f[F_ADDR] && (type & PERF_SAMPLE_ADDR))
+			json_object_object_add(o, "addr", json_object_new_uint64(smp->addr));
+		if (ev) {
+			struct tep_format_field **fields = tep_event_fields(ev);
+			json_object *fo = json_object_new_object();
+
+			for (size_t i = 0; fields && fields[i]; i++) {
+				json_object *v = field_value(fields[i], smp->raw, smp->raw_size);
+
+				if (v)
+					json_object_object_add(fo, fields[i]->name, v);
+			}
+			free(fields);
+			json_object_object_add(o, "fields", fo);
+		}
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+		return 0;
+	}
+	if (f[F_COMM])
+		printf("%16s ", al.comm);
+	if ((f[F_PID] || f[F_TID]) && (type & PERF_SAMPLE_TID)) {
+		if (f[F_PID] && f[F_TID])
+			printf("%7d/%-7d ", (int32_t)smp->pid, (int32_t)smp->tid);
+		else
+			printf("%7d ", (int32_t)(f[F_PID] ? smp->pid : smp->tid));
+	}
+	if (f[F_CPU] && (type & PERF_SAMPLE_CPU))
+		printf("[%03u] ", smp->cpu);
+	if (f[F_TIME] && (type & PERF_SAMPLE_TIME))
+		print_time_text(smp->time);
+	if (f[F_PERIOD] && !tracepoint)
+		printf("%10" PRIu64 " ", smp->period);
+	if (f[F_EVENT])
+		printf("%s: ", attr->name);
+	if (ev) {
+		struct tep_record r = { .ts = smp->time, .cpu = smp->cpu,
+					.size = smp->raw_size, .data = (void *)smp->raw };
+
+		trace_seq_reset(&s->seq);
+		tep_print_event(s->tep, &s->seq, &r, "%s", TEP_PRINT_INFO);
+		trace_seq_terminate(&s->seq);
+		printf("%s", s->seq.buffer);
+	} else if (!tracepoint && (type & PERF_SAMPLE_IP)) {
+		if (f[F_IP])
+			printf("%16" PRIx64 " ", smp->ip);
+		if (f[F_SYM]) {
+			printf("%s", sym_name(&al));
+			if (f[F_SYMOFF] && al.sym)
+				printf("+0x%" PRIx64, al.addr - al.sym->start);
+			printf(" ");
+		}
+		if (f[F_DSO])
+			printf("(%s)", dso_path(&al));
+	}
+	if (f[F_ADDR] && (type & PERF_SAMPLE_ADDR))
+		printf(" %16" PRIx64, smp->addr);
+	printf("\n");
+	return 0;
+}
+
+/* MMAP/MMAP2/COMM/FORK/EXIT records, when asked for. */
+static void print_other(struct script *s, const struct perf_event_header *rec,
+			const struct perf_sample *smp)
+{
+	const uint8_t *b = (const uint8_t *)(rec + 1), *end = (const uint8_t *)rec + rec->size;
+	uint32_t u[4] = { 0 };
+	uint64_t q[3] = { 0 };
+	const char *name = "", *what = perf_record_type_name(rec->type);
+	char detail[512];
+	json_object *o = NULL;
+	bool is_mmap = rec->type == PERF_RECORD_MMAP || rec->type == PERF_RECORD_MMAP2;
+	size_t fixed = rec->type == PERF_RECORD_MMAP ? 32 : rec->type == PERF_RECORD_MMAP2 ? 64 :
+		       rec->type == PERF_RECORD_COMM ? 8 : 24;
+	const char *comm;
+
+	if ((size_t)(end - b) < fixed)
+		return;
+	memcpy(u, b, rec->type == PERF_RECORD_COMM || is_mmap ? 8 : 16);
+	if (is_mmap)
+		memcpy(q, b + 8, 24);
+	if (is_mmap || rec->type == PERF_RECORD_COMM) {
+		name = (const char *)b + fixed;
+		if (!memchr(name, 0, end - (const uint8_t *)name))
+			return;
+	}
+	/* the thread is (pid, tid) for MMAP/COMM, (pid, tid) of the child for FORK/EXIT */
+	comm = machine_comm(s->machine, rec->type == PERF_RECORD_FORK ||
+				       rec->type == PERF_RECORD_EXIT ? u[2] : u[1]);
+	if (s->json) {
+		o = json_object_new_object();
+		json_object_object_add(o, "event", json_object_new_string(what));
+		json_object_object_add(o, "pid", json_object_new_int64((int32_t)u[0]));
+		json_object_object_add(o, "tid", json_object_new_int64(
+			(int32_t)(rec->type == PERF_RECORD_FORK || rec->type == PERF_RECORD_EXIT ?
+				  u[2] : u[1])));
+		if (smp->time != (uint64_t)-1)
+			json_object_object_add(o, "time", json_object_new_uint64(smp->time));
+		if (is_mmap) {
+			json_object_object_add(o, "addr", json_object_new_uint64(q[0]));
+			json_object_object_add(o, "len", json_object_new_uint64(q[1]));
+			json_object_object_add(o, "pgoff", json_object_new_uint64(q[2]));
+			json_object_object_add(o, "filename", json_object_new_string(name));
+		} else if (rec->type == PERF_RECORD_COMM) {
+			json_object_object_add(o, "comm", json_object_new_string(name));
+			json_object_object_add(o, "exec", json_object_new_boolean(
+				rec->misc & PERF_RECORD_MISC_COMM_EXEC));
+		} else {
+			json_object_object_add(o, "ppid", json_object_new_int64((int32_t)u[1]));
+			json_object_object_add(o, "ptid", json_object_new_int64((int32_t)u[3]));
+		}
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+		return;
+	}
+	if (is_mmap)
+		snprintf(detail, sizeof(detail), "%d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64
+			 "]: %s", (int32_t)u[0], (int32_t)u[1], q[0], q[1], q[2], name);
+	else if (rec->type == PERF_RECORD_COMM)
+		snprintf(detail, sizeof(detail), "%s%s:%d/%d",
+			 rec->misc & PERF_RECORD_MISC_COMM_EXEC ? "exec: " : "", name,
+			 (int32_t)u[0], (int32_t)u[1]);
+	else
+		snprintf(detail, sizeof(detail), "(%d:%d):(%d:%d)", (int32_t)u[0], (int32_t)u[2],
+			 (int32_t)u[1], (int32_t)u[3]);
+	printf("%16s %7d ", comm ? comm : ":-1", (int32_t)smp->pid);
+	if (smp->time != (uint64_t)-1)
+		print_time_text(smp->time);
+	printf("PERF_RECORD_%s %s\n", what, detail);
+}
+
+static int on_record(void *ctx, const struct perf_event_header *rec,
+		     const struct perf_data_attr *attr, const struct perf_sample *smp)
+{
+	struct script *s = ctx;
+	int err;
+
+	switch (rec->type) {
+	case PERF_RECORD_SAMPLE:
+		return print_sample(s, attr, smp);
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		err = machine_process_record(s->machine, rec);
+		if (!err && s->show_mmap)
+			print_other(s, rec, smp);
+		return err;
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		/* FORK/EXIT are printed before the machine forgets or makes the thread */
+		if (s->show_task && rec->type != PERF_RECORD_COMM)
+			print_other(s, rec, smp);
+		err = machine_process_record(s->machine, rec);
+		if (!err && s->show_task && rec->type == PERF_RECORD_COMM)
+			print_other(s, rec, smp);
+		return err;
+	case PERF_RECORD_HEADER_BUILD_ID:
+		return machine_add_build_ids(s->machine, rec, rec->size, false);
+	}
+	return 0;
+}
+
 int cmd_script(int argc, char **argv)
 {
+	struct script s = { 0 };
 	struct sbx_opts p;
-	int c;
+	const char *input = "perf.data";
+	struct dso_cache *cache = NULL;
+	struct session *session = NULL;
+	const struct session_stats *st;
+	const void *feat;
+	size_t feat_len;
+	int c, err, ret = EXIT_FAILED;
 
+	for (int f = 0; f < NR_FIELDS; f++)
+		s.field[f] = f != F_ADDR;
+	s.json = sbx_globals.json;
 	opts_init(&p, "script", script_usage, script_options, argc, argv, 0);
-	while ((c = opts_next(&p)) != OPTS_END)
-		return opts_finish(&p, c);
+	while ((c = opts_next(&p)) != OPTS_END) {
+		switch (c) {
+		case 'i':
+			input = p.arg;
+			break;
+		case 'F':
+			if (parse_fields(&s, p.arg)) {
+				ret = opts_usage_error(&p, "bad -F '%s': fields are comm, pid, tid, "
+						       "cpu, time, period, event, ip, sym, symoff, "
+						       "dso, addr, trace", p.arg);
+				opts_finish(&p, c);
+				return ret;
+			}
+			break;
+		case OPT_MMAP:
+			s.show_mmap = true;
+			break;
+		case OPT_TASK:
+			s.show_task = true;
+			break;
+		case OPT_JSON:
+			s.json = true;
+			break;
+		default:
+			return opts_finish(&p, c);
+		}
+	}
+	if (p.optind < p.argc) {
+		ret = opts_usage_error(&p, "unexpected argument '%s'", p.argv[p.optind]);
+		opts_finish(&p, c);
+		return ret;
+	}
 	opts_finish(&p, c);
-	error("not implemented yet");
-	return EXIT_USAGE;
+
+	err = perf_data_open(input, &s.data);
+	if (err)
+		return error_lib(err, input);
+	trace_seq_init(&s.seq);
+	cache = dso_cache_new();
+	s.machine = cache ? machine_new(cache) : NULL;
+	session = s.machine ? session_new(s.data) : NULL;
+	if (!session) {
+		ret = error("out of memory");
+		goto out;
+	}
+	if (perf_data_feature(s.data, HEADER_BUILD_ID, &feat, &feat_len) == 1)
+		machine_add_build_ids(s.machine, feat, feat_len, perf_data_needs_swap(s.data));
+	err = session_run(session, on_record, &s);
+	st = session_stats(session);
+	if (err) {
+		fflush(stdout);
+		ret = error_lib(err, input);
+		goto out;
+	}
+	fflush(stdout);
+	if (st->lost || st->lost_samples)
+		warning("%" PRIu64 " samples were lost while recording",
+			st->lost + st->lost_samples);
+	if (st->bad_samples)
+		warning("%" PRIu64 " samples could not be parsed or named an unknown event",
+			st->bad_samples);
+	if (perf_data_nr_unknown(s.data) && sbx_globals.verbose)
+		warning("%" PRIu64 " records of unknown type were skipped",
+			perf_data_nr_unknown(s.data));
+	ret = EXIT_OK;
+out:
+	trace_seq_destroy(&s.seq);
+	if (s.tep)
+		tep_free(s.tep);
+	session_free(session);
+	machine_free(s.machine);
+	dso_cache_free(cache);
+	perf_data_close(s.data);
+	return ret;
 }

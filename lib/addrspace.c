@@ -281,7 +281,11 @@ static struct thread *thread_new(struct machine *m, uint32_t pid, uint32_t tid)
 	}
 	t->pid = pid;
 	t->tid = tid;
-	snprintf(t->comm, sizeof(t->comm), ":%u", tid);
+	/* the idle task never gets a COMM record */
+	if (tid == 0)
+		snprintf(t->comm, sizeof(t->comm), "swapper");
+	else
+		snprintf(t->comm, sizeof(t->comm), ":%u", tid);
 	m->last_thread = NULL;
 	return t;
 }
