@@ -1,0 +1,147 @@
+#!/usr/bin/env bats
+# sbx script on files that Linux perf recorded, with perf script as the
+# judge: the same samples in the same order with the same symbols, and the
+# same tracepoint field values.
+
+load test_helper
+
+setup_file() {
+	command -v perf >/dev/null || return 0
+	W=$BATS_FILE_TMPDIR
+	perf record -q -e cpu-clock -F 999 -o "$W/nl.data" -- "$WORKLOADS/noploop" 200 \
+		>/dev/null 2>&1 || true
+	perf record -q -e cpu-clock -F 999 -o - -- "$WORKLOADS/noploop" 200 \
+		>"$W/pipe.data" 2>/dev/null || true
+	# tracepoints need tracefs
+	if [ ! -e /sys/kernel/tracing/events ]; then
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+	fi
+	perf record -q -e sched:sched_switch -a -o "$W/tp.data" -- sleep 0.3 \
+		>/dev/null 2>&1 || true
+	perf record -q -e sched:sched_switch -a -o - -- sleep 0.3 \
+		>"$W/tp-pipe.data" 2>/dev/null || true
+}
+
+setup() {
+	command -v perf >/dev/null || skip "perf is not installed"
+	require_perf_events
+	W=$BATS_FILE_TMPDIR
+	[ -s "$W/nl.data" ] || skip "perf record could not record here"
+}
+
+# "tid time ip sym" per sample, from perf script and from sbx script --json
+perf_samples() {
+	perf script -i "$1" -F tid,time,ip,sym 2>/dev/null |
+		awk '{ t = $2; sub(/:$/, "", t); print $1, t, $3, $4 }'
+}
+
+sbx_samples() {
+	"$SBX" script --json -i "$1" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    o = json.loads(line)
+    t = o["time"]
+    print(o["tid"], "%d.%06d" % (t // 10**9, t % 10**9 // 1000), "%x" % o["ip"],
+          o["symbol"] if o["symbol"] is not None else "[unknown]")'
+}
+
+@test "script: the same samples as perf script, in the same order, same symbols" {
+	perf_samples "$W/nl.data" > "$W/perf.txt"
+	sbx_samples "$W/nl.data" > "$W/sbx.txt"
+	[ "$(wc -l < "$W/perf.txt")" -gt 20 ]
+	run -0 diff "$W/perf.txt" "$W/sbx.txt"
+	grep -q ' hot_a$' "$W/sbx.txt"
+	grep -q ' hot_b$' "$W/sbx.txt"
+}
+
+@test "script: text lines carry comm, pid/tid, time, event, ip, sym+off, dso" {
+	run -0 sbx script -i "$W/nl.data"
+	assert_line --regexp '^ +noploop +[0-9]+/[0-9]+ +[0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock: +[0-9a-f]+ hot_a\+0x[0-9a-f]+ \(.*/tests/workloads/noploop\)$'
+	n=$(perf script -i "$W/nl.data" 2>/dev/null | wc -l)
+	[ "${#lines[@]}" -eq "$n" ]
+}
+
+@test "script: --json prints one object per line with the documented keys" {
+	run -0 sbx script --json -i "$W/nl.data"
+	for l in "${lines[@]}"; do
+		echo "$l" | jq -e 'type == "object"' >/dev/null
+	done
+	echo "${lines[0]}" | jq -e 'has("event") and has("pid") and has("tid") and has("time")
+		and has("ip") and has("symbol") and has("dso") and .event == "cpu-clock"'
+	run -0 "$SBX" --json script -i "$W/nl.data"
+	echo "$output" | jq -s -e 'map(select(.symbol == "hot_a")) | length > 10'
+	echo "$output" | jq -s -e 'map(select(.symbol == "hot_a")) | all(.dso | endswith("/noploop"))'
+}
+
+@test "script: -F selects the fields" {
+	run -0 sbx script -F comm,sym -i "$W/nl.data"
+	assert_line --regexp '^ +noploop hot_a $'
+	refute_line --partial 'cpu-clock'
+	run -0 sbx script --json -F tid,sym -i "$W/nl.data"
+	echo "${lines[0]}" | jq -e 'keys == ["symbol", "tid"]'
+	run -0 sbx script -F -dso,-ip -i "$W/nl.data"
+	refute_line --partial '/noploop'
+	assert_line --regexp 'cpu-clock: hot_a\+0x'
+	run -2 --separate-stderr sbx script -F comm,nosuch -i "$W/nl.data"
+	[[ "$stderr" == *"bad -F"* ]]
+}
+
+@test "script: --show-mmap-events and --show-task-events" {
+	run -0 sbx script --show-mmap-events --show-task-events -i "$W/nl.data"
+	assert_line --regexp 'PERF_RECORD_COMM exec: noploop:[0-9]+/[0-9]+$'
+	assert_line --regexp 'PERF_RECORD_MMAP2 [0-9]+/[0-9]+: \[0x[0-9a-f]+\(0x[0-9a-f]+\) @ 0x[0-9a-f]+\]: .*/tests/workloads/noploop$'
+	assert_line --regexp 'PERF_RECORD_EXIT '
+	# the same number of MMAP2 records as perf shows
+	a=$(perf script --show-mmap-events -i "$W/nl.data" 2>/dev/null | grep -c 'PERF_RECORD_MMAP2')
+	b=$(printf '%s\n' "${lines[@]}" | grep -c 'PERF_RECORD_MMAP2')
+	[ "$a" -eq "$b" ]
+	run -0 sbx script --json --show-mmap-events -i "$W/nl.data"
+	echo "$output" | jq -s -e 'map(select(.event == "MMAP2" and (.filename | endswith("/noploop")))) | length >= 1'
+	# without the options, only samples
+	run -0 sbx script -i "$W/nl.data"
+	refute_line --partial 'PERF_RECORD_'
+}
+
+@test "script: pipe mode from perf record -o -" {
+	[ -s "$W/pipe.data" ] || skip "perf record -o - could not record here"
+	run -0 bash -c "cat '$W/pipe.data' | '$SBX' script -i -"
+	assert_line --regexp ' hot_a\+0x[0-9a-f]+ '
+	run -0 bash -c "perf record -q -e cpu-clock -F 999 -o - -- '$WORKLOADS/noploop' 100 2>/dev/null |
+		'$SBX' script --json -i -"
+	echo "$output" | jq -s -e 'map(select(.symbol == "hot_a")) | length > 5'
+}
+
+@test "script: tracepoint fields equal perf script's, in text and JSON" {
+	[ -s "$W/tp.data" ] || skip "perf cannot record sched:sched_switch here (tracefs)"
+	perf script -i "$W/tp.data" -F event,trace 2>/dev/null | sed 's/^ *//' > "$W/perf-tp"
+	run -0 sbx script -i "$W/tp.data" -F event,trace
+	printf '%s\n' "${lines[@]}" | sed 's/^ *//' > "$W/sbx-tp"
+	[ "$(wc -l < "$W/perf-tp")" -gt 0 ]
+	run -0 diff "$W/perf-tp" "$W/sbx-tp"
+	grep -q 'prev_comm=.* ==> next_comm=' "$W/sbx-tp"
+	# JSON fields hold the same values as the text
+	run -0 sbx script --json -i "$W/tp.data"
+	first=$(sed -n 1p "$W/perf-tp")
+	pid=$(echo "${lines[0]}" | jq -r '.fields.prev_pid')
+	next=$(echo "${lines[0]}" | jq -r '.fields.next_comm')
+	[[ "$first" == *"prev_pid=$pid "* ]]
+	[[ "$first" == *"next_comm=$next "* ]]
+	echo "${lines[0]}" | jq -e '.event == "sched:sched_switch" and (.fields | has("prev_state"))'
+}
+
+@test "script: tracepoints in pipe mode (tracing data in band)" {
+	[ -s "$W/tp-pipe.data" ] || skip "perf cannot record sched:sched_switch here (tracefs)"
+	perf script -i "$W/tp-pipe.data" -F event,trace 2>/dev/null | sed 's/^ *//' > "$W/perf-tpp"
+	run -0 bash -c "cat '$W/tp-pipe.data' | '$SBX' script -i - -F event,trace | sed 's/^ *//'"
+	printf '%s\n' "${lines[@]}" > "$W/sbx-tpp"
+	[ "$(wc -l < "$W/perf-tpp")" -gt 0 ]
+	run -0 diff "$W/perf-tpp" "$W/sbx-tpp"
+}
+
+@test "script: bad input gives one clear error and exit 1" {
+	run -1 --separate-stderr sbx script -i "$W/no-such-file"
+	assert_equal "$stderr" "sbx script: error: cannot open '$W/no-such-file': No such file or directory"
+	run -1 --separate-stderr sbx script -i /dev/null
+	[[ "$stderr" == *"not a perf.data"* ]]
+	run -2 --separate-stderr sbx script extra-operand
+}
