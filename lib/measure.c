@@ -23,9 +23,12 @@
 #define SCRATCH_SIZE (1ul << 20)
 #define MAX_CODE_SIZE (256ul << 20)
 #define PAGE 4096ul
-#define CAL_UNROLL 100ul	/* one-cycle adds per calibration loop iteration */
-#define CAL_TRIPS 1000ul	/* iterations of the K calibration run (2K: twice) */
-#define CAL_ADDS (CAL_UNROLL * CAL_TRIPS)
+/*
+ * One-cycle adds in the K calibration run (2K: twice). Straight-line code
+ * like duplicate mode: a loop of adds ran at 1.3 cycles per add at some
+ * code addresses on an AMD EPYC VM.
+ */
+#define CAL_ADDS 20000ul
 #define WARMUP 3
 
 /* the measured runs of one repeat, in order */
@@ -217,8 +220,8 @@ static void emit_function(struct emit *e, const struct child_arg *a, bool calibr
 	const struct snippet *s = a->s;
 	const uint8_t *body = calibration ? cal_insn : s->code;
 	size_t body_size = calibration ? sizeof(cal_insn) : s->code_size;
-	bool loop = calibration || a->rep == MEASURE_LOOP;
-	unsigned long copies = calibration ? CAL_UNROLL : loop ? 1 : 2 * a->k;
+	bool loop = !calibration && a->rep == MEASURE_LOOP;
+	unsigned long copies = calibration ? 2 * CAL_ADDS : loop ? 1 : 2 * a->k;
 
 	put(e, pushes, sizeof(pushes));
 	put_movabs(e, 0, ctx);
@@ -257,7 +260,7 @@ static void emit_function(struct emit *e, const struct child_arg *a, bool calibr
 			put(e, body, body_size);
 		lay->copies_end = e->len;
 	} else {
-		int l = calibration ? SNIPPET_RCX : s->loop_reg;
+		int l = s->loop_reg;
 		size_t top;
 		int32_t rel;
 
@@ -402,7 +405,7 @@ static int child_main(void *arg)
 	struct code_ctx *ctx;
 	uint8_t *scratch, *cal = NULL, *code;
 	int fds[1 + MEASURE_MAX_EVENTS], nfd = 0;
-	uint64_t snip_entry[2] = { 0 }, trips[2];
+	uint64_t cal_entry[2] = { 0 }, snip_entry[2] = { 0 }, trips[2];
 
 	ctx = map_at(0, PAGE, PROT_READ | PROT_WRITE);
 	scratch = map_at(0, SCRATCH_SIZE, PROT_READ | PROT_WRITE);
@@ -422,6 +425,8 @@ static int child_main(void *arg)
 		cal = build(a, true, 0, (uint64_t)ctx, (uint64_t)scratch, &lay_cal);
 		if (!cal)
 			return child_fail(sh, "cannot map the calibration code: %s", strerror(errno));
+		cal_entry[0] = (uint64_t)cal + lay_cal.copies_begin + CAL_ADDS * 3;
+		cal_entry[1] = (uint64_t)cal + lay_cal.copies_begin;
 	}
 	code = build(a, false, s->address, (uint64_t)ctx, (uint64_t)scratch, &lay);
 	if (!code && s->address)
@@ -475,7 +480,7 @@ static int child_main(void *arg)
 			if (slot <= SLOT_CAL_2) {
 				if (!cal)
 					continue;
-				ctx->trips = big ? 2 * CAL_TRIPS : CAL_TRIPS;
+				ctx->entry = cal_entry[big];
 				run_once(a, (void (*)(void))cal, fds, nfd, out);
 			} else {
 				if (a->o->no_diff && big)

@@ -62,6 +62,7 @@ static void status_init(struct workload_status *st)
 static void child_main(struct workload *w, int cork_rd, int err_wr)
 {
 	struct rlimit no_core = { 0, 0 };
+	int pin_errno = 0;
 	char c;
 	ssize_t n;
 
@@ -77,18 +78,21 @@ static void child_main(struct workload *w, int cork_rd, int err_wr)
 
 		CPU_ZERO(&set);
 		CPU_SET(w->opts.cpu, &set);
-		if (sched_setaffinity(0, sizeof(set), &set) < 0) {
-			int e[2] = { STAGE_PIN, errno };
-
-			(void)!write(err_wr, e, sizeof(e));
-			_exit(127);
-		}
+		/* reported once uncorked: the parent may still be seizing us */
+		if (sched_setaffinity(0, sizeof(set), &set) < 0)
+			pin_errno = errno;
 	}
 	do
 		n = read(cork_rd, &c, 1);
 	while (n < 0 && errno == EINTR);
 	if (n != 1)	/* cancelled: the parent closed the cork */
 		_exit(127);
+	if (pin_errno) {
+		int e[2] = { STAGE_PIN, pin_errno };
+
+		(void)!write(err_wr, e, sizeof(e));
+		_exit(127);
+	}
 	close(cork_rd);
 	if (w->opts.fn) {
 		int code;

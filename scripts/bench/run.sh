@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# sbx run: time per snippet and accuracy, side by side with llvm-exegesis
+# where the machine lets exegesis measure (a hardware PMU).
+#
+#   scripts/bench/run.sh [N]      N invocations per figure (default 10)
+#
+# SBX names the binary (default ./sbx). Figures are printed as markdown
+# tables. On a loaded machine the spread grows: say so with the figures.
+set -eu
+cd "$(dirname "$0")/../.."
+SBX=${SBX:-./sbx}
+N=${1:-10}
+SN=tests/data/snippets
+EXEGESIS=$(command -v llvm-exegesis-14 || command -v llvm-exegesis || echo /usr/lib/llvm-14/bin/llvm-exegesis)
+
+now_ns() { date +%s%N; }
+
+# stats FILE: median, min, max, spread (max-min)/median in %
+stats() {
+	sort -g "$1" | awk '{ v[NR] = $1 } END {
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.4f %.4f %.4f %.2f\n", m, v[1], v[NR], m ? 100 * (v[NR] - v[1]) / m : 0 }'
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "# sbx run benchmark ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg))"
+echo
+counter=$("$SBX" run --json "$SN/add-chain.s" | grep -o '"counter":"[^"]*"' | cut -d'"' -f4)
+echo "Counter of cycles: $counter"
+echo
+
+echo "## Time per snippet (wall, whole command, default settings, $N invocations)"
+echo
+echo "| snippet | median ms | min ms | max ms |"
+echo "|---|---|---|---|"
+for s in add-chain imul-chain pointer-chase; do
+	: > "$tmp/t"
+	for _ in $(seq "$N"); do
+		t0=$(now_ns)
+		"$SBX" run "$SN/$s.s" > /dev/null
+		t1=$(now_ns)
+		echo "$(( (t1 - t0) / 1000 ))" | awk '{ print $1 / 1000 }' >> "$tmp/t"
+	done
+	read -r med mn mx _ < <(stats "$tmp/t")
+	echo "| $s.s | $med | $mn | $mx |"
+done
+: > "$tmp/t"
+t0=$(now_ns)
+"$SBX" run "$SN/add-chain.s" "$SN/imul-chain.s" "$SN/pointer-chase.s" "$SN/add-independent.s" \
+	"$SN/xmm-defreg.s" > /dev/null
+t1=$(now_ns)
+echo "| batch of 5 snippets, one command | $(( (t1 - t0) / 1000000 )) (total) | | |"
+echo
+
+echo "## Accuracy ($N invocations each; expected: add 1.00, imul 3.00 cycles per instruction)"
+echo
+echo "| snippet | expected | median value | min | max | error of median | per_snippet_value median | spread (max-min)/median |"
+echo "|---|---|---|---|---|---|---|---|"
+for pair in add-chain:1 imul-chain:3; do
+	s=${pair%%:*}
+	want=${pair##*:}
+	: > "$tmp/v"
+	: > "$tmp/p"
+	for _ in $(seq "$N"); do
+		line=$("$SBX" run --json "$SN/$s.s")
+		grep -o '"value":[-0-9.e+]*' <<<"$line" | head -1 | cut -d: -f2 >> "$tmp/v"
+		grep -o '"per_snippet_value":[-0-9.e+]*' <<<"$line" | head -1 | cut -d: -f2 >> "$tmp/p"
+	done
+	read -r med mn mx _ < <(stats "$tmp/v")
+	read -r pmed _ _ pspread < <(stats "$tmp/p")
+	err=$(awk -v m="$med" -v w="$want" 'BEGIN { printf "%+.2f%%", 100 * (m - w) / w }')
+	echo "| $s.s | $want.00 | $med | $mn | $mx | $err | $pmed | $pspread% |"
+done
+echo
+
+echo "## llvm-exegesis side by side"
+echo
+if [ ! -x "$EXEGESIS" ]; then
+	echo "llvm-exegesis is not installed."
+	exit 0
+fi
+echo "| snippet | sbx run (median of $N) | llvm-exegesis (median of $N) | ratio of times (exegesis / sbx) |"
+echo "|---|---|---|---|"
+for s in add-chain imul-chain; do
+	if ! out=$("$EXEGESIS" --mode=latency --snippets-file="$SN/$s.s" 2>&1); then
+		echo "| $s.s | | refused: $(echo "$out" | head -1 | cut -c1-120) | |"
+		continue
+	fi
+	: > "$tmp/e"; : > "$tmp/te"; : > "$tmp/s"; : > "$tmp/ts"
+	for _ in $(seq "$N"); do
+		t0=$(now_ns)
+		"$EXEGESIS" --mode=latency --snippets-file="$SN/$s.s" 2>/dev/null |
+			sed -n 's/.*key: latency, value: \([0-9.e+-]*\).*/\1/p' | head -1 >> "$tmp/e"
+		t1=$(now_ns)
+		echo $(( (t1 - t0) / 1000 )) >> "$tmp/te"
+		t0=$(now_ns)
+		"$SBX" run --json "$SN/$s.s" | grep -o '"value":[-0-9.e+]*' | head -1 | cut -d: -f2 >> "$tmp/s"
+		t1=$(now_ns)
+		echo $(( (t1 - t0) / 1000 )) >> "$tmp/ts"
+	done
+	read -r em _ _ _ < <(stats "$tmp/e")
+	read -r sm _ _ _ < <(stats "$tmp/s")
+	read -r tem _ _ _ < <(stats "$tmp/te")
+	read -r tsm _ _ _ < <(stats "$tmp/ts")
+	echo "| $s.s | $sm | $em | $(awk -v a="$tem" -v b="$tsm" 'BEGIN { printf "%.2f", a / b }') |"
+done
