@@ -180,19 +180,45 @@ static int builder_add(struct builder *b, uint64_t start, uint64_t size, const c
 	return 0;
 }
 
-static int cmp_bsym(const void *x, const void *y)
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/*
+ * By address; among aliases at one address, the one perf shows (its
+ * choose_best_symbol): a sized one, a non-weak one, a global one, the one
+ * with fewer leading underscores, the longer name.
+ */
+static int cmp_bsym(const void *x, const void *y, void *strings)
 {
 	const struct bsym *a = x, *b = y;
+	const char *na, *nb;
+	size_t ua, ub, la, lb;
 
 	if (a->sym.start != b->sym.start)
 		return a->sym.start < b->sym.start ? -1 : 1;
-	/* aliases: prefer global, then weak, then local; then the sized one; then the first */
-	if (a->binding != b->binding)
-		return a->binding < b->binding ? -1 : 1;
 	if ((a->sym.size == 0) != (b->sym.size == 0))
 		return a->sym.size ? -1 : 1;
-	return (uintptr_t)a->sym.name < (uintptr_t)b->sym.name ? -1 :
-	       (uintptr_t)a->sym.name > (uintptr_t)b->sym.name;
+	if ((a->binding == 1) != (b->binding == 1))
+		return a->binding == 1 ? 1 : -1;
+	if ((a->binding == 0) != (b->binding == 0))
+		return a->binding == 0 ? -1 : 1;
+	na = (const char *)strings + (uintptr_t)a->sym.name;
+	nb = (const char *)strings + (uintptr_t)b->sym.name;
+	ua = leading_underscores(na);
+	ub = leading_underscores(nb);
+	if (ua != ub)
+		return ua < ub ? -1 : 1;
+	la = strlen(na);
+	lb = strlen(nb);
+	if (la != lb)
+		return la > lb ? -1 : 1;
+	return strcmp(na, nb);
 }
 
 /* Sort, drop aliases, resolve names, size unsized symbols; frees the builder. */
@@ -211,7 +237,7 @@ static struct symtab *builder_finish(struct builder *b)
 		return NULL;
 	}
 	if (b->nr)
-		qsort(b->syms, b->nr, sizeof(*b->syms), cmp_bsym);
+		qsort_r(b->syms, b->nr, sizeof(*b->syms), cmp_bsym, b->strings);
 	for (size_t i = 0; i < b->nr; i++) {
 		if (out && syms[out - 1].start == b->syms[i].sym.start)
 			continue;

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# sbx report vs perf report --stdio on the same large perf.data, made by
+# scripts/gen-perf-data.c (8 processes mapping the C library, samples spread
+# over its functions, rounds of 10,000), runs interleaved:
+#
+#   scripts/bench/report.sh [NSAMPLES [N]]   default 1000000 samples, 3 runs
+#
+# Both sort by comm,dso,sym without call graphs (perf: --no-children) and
+# print every row. Prints the median wall time of each and the ratio
+# perf/sbx (above 1: sbx is faster; the target is 3 or more). The two
+# outputs are also compared: the top 20 rows must be the same. SBX names
+# the binary (default ./sbx); B the build folder with libsbx.a (default
+# build/default).
+set -eu
+cd "$(dirname "$0")/../.."
+SBX=${SBX:-./sbx}
+B=${B:-build/default}
+NS=${1:-1000000}
+N=${2:-3}
+
+command -v perf >/dev/null || { echo "report.sh: perf is not installed" >&2; exit 1; }
+[ -f "$B/libsbx.a" ] || { echo "report.sh: build first (make, or B=build/NAME)" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# shellcheck disable=SC2046
+cc -O2 -std=gnu11 -Ilib/include -o "$tmp/gen-perf-data" scripts/gen-perf-data.c "$B/libsbx.a" \
+	$(pkg-config --libs libelf libdw libtraceevent json-c) -lpfm -lpthread -lm
+"$tmp/gen-perf-data" "$tmp/perf.data" "$NS"
+size=$(stat -c %s "$tmp/perf.data")
+
+median() {
+	sort -g "$1" | awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+run() {	# NAME CMD...: appends the wall time to $tmp/NAME.wall, output to $tmp/NAME.out
+	local name=$1
+	shift
+	/usr/bin/time -f '%e' -o "$tmp/time" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err" ||
+		{ echo "report.sh: $name failed:" >&2; cat "$tmp/$name.err" >&2; exit 1; }
+	cat "$tmp/time" >> "$tmp/$name.wall"
+}
+
+for _ in $(seq "$N"); do
+	run perf perf report --stdio --no-children -s comm,dso,sym -i "$tmp/perf.data"
+	run sbx "$SBX" report -s comm,dso,sym -i "$tmp/perf.data"
+done
+
+# the same answer: the first 20 rows (percent, comm, dso, symbol) agree
+rows() { grep -E '^ +[0-9]+\.[0-9]+%' "$1" | head -20 | awk '{ print $1, $2, $3, $5 }'; }
+if ! diff <(rows "$tmp/perf.out") <(rows "$tmp/sbx.out") > "$tmp/diff"; then
+	echo "report.sh: the top rows differ:" >&2
+	cat "$tmp/diff" >&2
+	exit 1
+fi
+
+pw=$(median "$tmp/perf.wall") sw=$(median "$tmp/sbx.wall")
+printf 'perf.data: %s samples, %.1f MB\n' "$NS" "$(echo "$size / 1048576" | bc -l)"
+printf 'perf report --stdio: %6.3f s (median of %d)\n' "$pw" "$N"
+printf 'sbx report:          %6.3f s\n' "$sw"
+printf 'ratio perf/sbx:      %6.2f\n' "$(echo "$pw / $sw" | bc -l)"
