@@ -57,12 +57,12 @@ static const struct sbx_option run_options[] = {
 	{ "allow-syscalls", 0, NULL, "let the snippet make system calls (no seccomp)",
 	  OPT_ALLOW_SYSCALLS },
 	{ "dump-object-to-disk", 0, "PATH", "keep the assembled object file at PATH", OPT_DUMP },
-	{ "format", 0, "FORMAT", "text (default), yaml or json", OPT_FORMAT },
+	{ "format", 0, "FORMAT", "text (default), yaml, yaml-llvm14 or json", OPT_FORMAT },
 	{ "json", 0, NULL, "same as --format json", OPT_JSON },
 	OPT_END,
 };
 
-enum format { FMT_TEXT, FMT_YAML, FMT_JSON };
+enum format { FMT_TEXT, FMT_YAML, FMT_YAML_LLVM14, FMT_JSON };
 
 #define MAX_INPUTS 256
 #define MAX_SNIPPET_BYTES (16u << 20)
@@ -199,7 +199,11 @@ static void print_yaml(const char *name, const struct snippet *s, const struct m
 	puts("---");
 	printf("mode:            %s\n", measure_mode_name(c->mo.mode));
 	puts("key:");
-	if (s && s->n_insns) {
+	if (s && s->n_llvm_insns) {	/* LLVM's names: exegesis's tools can read them */
+		puts("  instructions:");
+		for (int i = 0; i < s->n_llvm_insns; i++)
+			yaml_str("    - ", s->llvm_insns[i]);
+	} else if (s && s->n_insns) {
 		puts("  instructions:");
 		for (int i = 0; i < s->n_insns; i++)
 			yaml_str("    - ", s->insns[i].text);
@@ -219,7 +223,9 @@ static void print_yaml(const char *name, const struct snippet *s, const struct m
 	cpu_name(buf, sizeof(buf));
 	yaml_str("cpu_name:        ", buf);
 	puts("llvm_triple:     x86_64-unknown-linux-gnu");
-	printf("min_instructions: %lu\n", c->mo.min_instructions);
+	/* llvm-exegesis 14 knows the key by its old name only */
+	printf("%s: %lu\n", c->fmt == FMT_YAML_LLVM14 ? "num_repetitions" : "min_instructions",
+	       c->mo.min_instructions);
 	if (!err[0] && r->n_values) {
 		puts("measurements:");
 		for (int i = 0; i < r->n_values; i++)
@@ -327,6 +333,8 @@ static int run_one(const struct input *in, struct run_cfg *c)
 		e = snippet_parse(in->name, text, &s);
 	if (!e)
 		e = snippet_assemble(s, &c->ao);
+	if (!e && (c->fmt == FMT_YAML || c->fmt == FMT_YAML_LLVM14) && snippet_llvm_names(s, c->ao.syntax, NULL) < 0)
+		sbx_error_clear();	/* without llvm-mc: sbx's disassembly */
 	if (!e)
 		e = measure_snippet(s, &c->mo, &r);
 	if (e < 0)
@@ -341,6 +349,7 @@ static int run_one(const struct input *in, struct run_cfg *c)
 		error("%s", err);
 	switch (c->fmt) {
 	case FMT_YAML:
+	case FMT_YAML_LLVM14:
 		print_yaml(in->name, s, &r, err, c);
 		break;
 	case FMT_JSON:
@@ -472,10 +481,13 @@ int cmd_run(int argc, char **argv)
 				c.fmt = FMT_TEXT;
 			else if (!strcmp(p.arg, "yaml"))
 				c.fmt = FMT_YAML;
+			else if (!strcmp(p.arg, "yaml-llvm14"))
+				c.fmt = FMT_YAML_LLVM14;
 			else if (!strcmp(p.arg, "json"))
 				c.fmt = FMT_JSON;
 			else
-				err = opts_usage_error(&p, "--format must be text, yaml or json, not '%s'",
+				err = opts_usage_error(&p, "--format must be text, yaml, yaml-llvm14 or json, "
+						       "not '%s'",
 						       p.arg);
 			break;
 		case OPT_JSON:

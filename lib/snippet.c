@@ -415,6 +415,9 @@ void snippet_free(struct snippet *s)
 	free(s->code);
 	free(s->vec_init);
 	free(s->insns);
+	for (int i = 0; i < s->n_llvm_insns; i++)
+		free(s->llvm_insns[i]);
+	free(s->llvm_insns);
 	free(s->name);
 	free(s->text);
 	free(s);
@@ -508,6 +511,40 @@ static void assembler_message(const char *log, const char *tmp_src, const char *
 	fclose(f);
 }
 
+/* Run argv with stdout (and stderr unless err_path) to out_path; the status in *st. */
+static int run_tool(char **argv, const char *out_path, const char *err_path,
+		    struct workload_status *st)
+{
+	struct workload_opts wo = { .argv = argv, .cpu = -1, .timeout_s = 60 };
+	struct workload *w;
+	int fds[3] = { -1, -1, -1 };
+	int err;
+
+	fds[1] = fds[2] = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fds[1] < 0)
+		return sbx_error_errno(-errno, "cannot create '%s'", out_path);
+	if (err_path) {
+		fds[2] = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fds[2] < 0) {
+			err = sbx_error_errno(-errno, "cannot create '%s'", err_path);
+			close(fds[1]);
+			return err;
+		}
+	}
+	wo.stdio_fds = fds;
+	err = workload_prepare(&wo, &w);
+	if (!err) {
+		err = workload_start(w);
+		if (!err)
+			err = workload_wait(w, st);
+		workload_free(w);
+	}
+	close(fds[1]);
+	if (fds[2] != fds[1])
+		close(fds[2]);
+	return err;
+}
+
 static int run_assembler(const struct snippet *s, const struct snippet_asm_opts *o,
 			 const char *src, const char *obj, const char *log)
 {
@@ -516,26 +553,11 @@ static int run_assembler(const struct snippet *s, const struct snippet_asm_opts 
 	char *gas[] = { (char *)as, "--64", "-o", (char *)obj, (char *)src, NULL };
 	char *mc[] = { (char *)as, "-filetype=obj", "-triple=x86_64-unknown-linux-gnu", "-o",
 		       (char *)obj, (char *)src, NULL };
-	struct workload_opts wo = { .cpu = -1, .timeout_s = 60 };
 	struct workload_status st;
-	struct workload *w;
 	char msg[1024];
-	int fds[3] = { -1, -1, -1 };
 	int err;
 
-	fds[1] = fds[2] = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fds[1] < 0)
-		return sbx_error_errno(-errno, "cannot create '%s'", log);
-	wo.argv = strstr(base, "llvm-mc") ? mc : gas;
-	wo.stdio_fds = fds;
-	err = workload_prepare(&wo, &w);
-	if (!err) {
-		err = workload_start(w);
-		if (!err)
-			err = workload_wait(w, &st);
-		workload_free(w);
-	}
-	close(fds[1]);
+	err = run_tool(strstr(base, "llvm-mc") ? mc : gas, log, NULL, &st);
 	if (err == -ENOENT)
 		return sbx_error(err, "cannot run the assembler '%s' (install binutils, or choose "
 				 "one with --assembler)", as);
@@ -799,4 +821,252 @@ int snippet_assemble(struct snippet *s, const struct snippet_asm_opts *o)
 	if (s->code_size == 0)
 		return sbx_error(-EINVAL, "%s: the snippet has no instructions", s->name);
 	return disassemble(s, o->syntax);
+}
+
+/* llvm-exegesis's spelling of the instructions ------------------------------ */
+
+#define MAX_PROBES 200
+
+struct probe {
+	char text[40];		/* an instruction whose first register operand is name */
+	char name[8];
+	int operand;		/* which operand holds the register */
+};
+
+static int make_probes(struct probe *p)
+{
+	static const char *const gpr16[16] = {
+		"AX", "CX", "DX", "BX", "SP", "BP", "SI", "DI",
+		"R8W", "R9W", "R10W", "R11W", "R12W", "R13W", "R14W", "R15W" };
+	static const char *const gpr8[20] = {
+		"AL", "CL", "DL", "BL", "SPL", "BPL", "SIL", "DIL",
+		"R8B", "R9B", "R10B", "R11B", "R12B", "R13B", "R14B", "R15B",
+		"AH", "CH", "DH", "BH" };
+	int n = 0;
+
+#define PROBE(fmt, nm, op, ...) do { \
+	snprintf(p[n].text, sizeof(p[n].text), fmt, __VA_ARGS__); \
+	snprintf(p[n].name, sizeof(p[n].name), "%s", nm); \
+	p[n].operand = op; n++; } while (0)
+	for (int i = 0; i < 16; i++) {
+		char lower[8];
+
+		for (int j = 0; j < 8; j++)
+			lower[j] = (char)tolower((unsigned char)gpr64[i][j]);
+		PROBE("pushq %%%s", gpr64[i], 0, lower);
+		for (int j = 0; j < 8; j++)
+			lower[j] = (char)tolower((unsigned char)gpr32[i][j]);
+		PROBE("incl %%%s", gpr32[i], 0, lower);
+		for (int j = 0; j < 8; j++)
+			lower[j] = (char)tolower((unsigned char)gpr16[i][j]);
+		PROBE("incw %%%s", gpr16[i], 0, lower);
+	}
+	for (int i = 0; i < 20; i++) {
+		char lower[8];
+
+		for (int j = 0; j < 8; j++)
+			lower[j] = (char)tolower((unsigned char)gpr8[i][j]);
+		PROBE("incb %%%s", gpr8[i], 0, lower);
+	}
+	for (int i = 0; i < 32; i++) {
+		char nm[8];
+
+		snprintf(nm, sizeof(nm), "XMM%d", i);
+		PROBE("vmovaps %%xmm%d, %%xmm%d", nm, 0, i, i);
+		snprintf(nm, sizeof(nm), "YMM%d", i);
+		PROBE("vmovaps %%ymm%d, %%ymm%d", nm, 0, i, i);
+		snprintf(nm, sizeof(nm), "ZMM%d", i);
+		PROBE("vmovaps %%zmm%d, %%zmm%d", nm, 0, i, i);
+	}
+	for (int i = 0; i < 8; i++) {
+		char nm[8];
+
+		snprintf(nm, sizeof(nm), "K%d", i);
+		PROBE("kmovq %%k%d, %%k%d", nm, 0, i, i);
+	}
+	PROBE("leaq 0(%%rip), %%rax%s", "RIP", 1, "");
+#undef PROBE
+	return n;
+}
+
+struct mc_operand {
+	char kind;		/* 'R' register, 'I' immediate, '?' other */
+	long long value;
+};
+
+struct mc_inst {
+	char name[48];
+	struct mc_operand ops[8];
+	int n_ops;
+};
+
+/* Parse `llvm-mc --show-inst` output: the snippet's instructions, then the probes'. */
+static int parse_show_inst(FILE *f, struct mc_inst *snip, int max_snip, int *n_snip,
+			   struct mc_inst *probes, int max_probes, int *n_probes)
+{
+	char line[1024];
+	struct mc_inst *cur = NULL;
+	bool in_probes = false;
+
+	*n_snip = *n_probes = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *m;
+
+		if (strstr(line, ".section") && strstr(line, ".sbxprobe")) {
+			in_probes = true;
+			continue;
+		}
+		if ((m = strstr(line, "<MCInst #"))) {
+			char *name = strchr(m + 9, ' ');
+			size_t len;
+
+			cur = NULL;
+			if (!in_probes && *n_snip < max_snip)
+				cur = &snip[(*n_snip)++];
+			else if (in_probes && *n_probes < max_probes)
+				cur = &probes[(*n_probes)++];
+			if (!cur || !name)
+				continue;
+			memset(cur, 0, sizeof(*cur));
+			name++;
+			len = strcspn(name, "> \n");
+			snprintf(cur->name, sizeof(cur->name), "%.*s", (int)len, name);
+		} else if (cur && (m = strstr(line, "<MCOperand "))) {
+			struct mc_operand *op;
+
+			if (cur->n_ops == 8)
+				continue;
+			op = &cur->ops[cur->n_ops++];
+			m += 11;
+			if (!strncmp(m, "Reg:", 4)) {
+				op->kind = 'R';
+				op->value = strtoll(m + 4, NULL, 10);
+			} else if (!strncmp(m, "Imm:", 4)) {
+				op->kind = 'I';
+				op->value = strtoll(m + 4, NULL, 10);
+			} else {
+				op->kind = '?';
+			}
+		}
+	}
+	return 0;
+}
+
+int snippet_llvm_names(struct snippet *s, enum snippet_syntax syntax, const char *llvm_mc)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	static const char *const defaults[] = { "llvm-mc-14", "llvm-mc" };
+	char dir[4096], src[4200], out[4200], errp[4200];
+	struct probe *probes = NULL;
+	struct mc_inst *snip = NULL, *pins = NULL;
+	struct workload_status st;
+	int n_probes, n_snip = 0, n_pins = 0, err = -ENOENT;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/sbx-run-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(dir))
+		return sbx_error_errno(-errno, "cannot create a temporary folder '%s'", dir);
+	snprintf(src, sizeof(src), "%s/snippet.s", dir);
+	snprintf(out, sizeof(out), "%s/show-inst.txt", dir);
+	snprintf(errp, sizeof(errp), "%s/errors.txt", dir);
+	probes = calloc(MAX_PROBES, sizeof(*probes));
+	snip = calloc(1024, sizeof(*snip));
+	pins = calloc(MAX_PROBES, sizeof(*pins));
+	if (!probes || !snip || !pins) {
+		err = sbx_error(-ENOMEM, "out of memory");
+		goto out;
+	}
+	n_probes = make_probes(probes);
+	f = fopen(src, "w");
+	if (!f) {
+		err = sbx_error_errno(-errno, "cannot create '%s'", src);
+		goto out;
+	}
+	fprintf(f, ".text\n%s%s\n.att_syntax prefix\n.section .sbxprobe,\"ax\",@progbits\n",
+		syntax == SNIPPET_INTEL ? ".intel_syntax noprefix\n" : "", s->text);
+	for (int i = 0; i < n_probes; i++)
+		fprintf(f, "%s\n", probes[i].text);
+	if (fclose(f) != 0) {
+		err = sbx_error(-EIO, "cannot write '%s'", src);
+		goto out;
+	}
+	for (size_t i = 0; i < 2 && err == -ENOENT; i++) {
+		const char *mc = llvm_mc ? llvm_mc : defaults[i];
+		char *argv[] = { (char *)mc, "--show-inst", "-triple=x86_64-unknown-linux-gnu",
+				 (char *)src, NULL };
+
+		err = run_tool(argv, out, errp, &st);
+		if (llvm_mc)
+			break;
+	}
+	if (err == -ENOENT) {
+		err = sbx_error(err, "no llvm-mc to name the instructions as LLVM does");
+		goto out;
+	}
+	if (err < 0)
+		goto out;
+	if (!st.exited || st.exit_code != 0) {
+		err = sbx_error(-EINVAL, "%s: llvm-mc cannot read the snippet", s->name);
+		goto out;
+	}
+	f = fopen(out, "r");
+	if (!f) {
+		err = sbx_error_errno(-errno, "cannot open '%s'", out);
+		goto out;
+	}
+	parse_show_inst(f, snip, 1024, &n_snip, pins, MAX_PROBES, &n_pins);
+	fclose(f);
+	if (n_pins != n_probes) {
+		err = sbx_error(-EINVAL, "unexpected llvm-mc output (%d of %d probes)", n_pins,
+				n_probes);
+		goto out;
+	}
+	s->llvm_insns = calloc((size_t)n_snip + 1, sizeof(char *));
+	if (!s->llvm_insns) {
+		err = sbx_error(-ENOMEM, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < n_snip; i++) {
+		char buf[512];
+		size_t used = (size_t)snprintf(buf, sizeof(buf), "%s", snip[i].name);
+
+		for (int o = 0; o < snip[i].n_ops && used < sizeof(buf); o++) {
+			const struct mc_operand *op = &snip[i].ops[o];
+			const char *name = NULL;
+
+			if (op->kind == 'R' && op->value == 0)
+				name = "%noreg";
+			for (int p = 0; op->kind == 'R' && !name && p < n_pins; p++) {
+				const struct mc_inst *pi = &pins[p];
+
+				if (probes[p].operand < pi->n_ops &&
+				    pi->ops[probes[p].operand].value == op->value)
+					name = probes[p].name;
+			}
+			if (op->kind == 'R')
+				used += (size_t)snprintf(buf + used, sizeof(buf) - used, " %s",
+							 name ? name : "%unknown");
+			else if (op->kind == 'I')
+				used += (size_t)snprintf(buf + used, sizeof(buf) - used, " i_0x%llx",
+							 (unsigned long long)op->value);
+			else
+				used += (size_t)snprintf(buf + used, sizeof(buf) - used, " ?");
+		}
+		s->llvm_insns[i] = strdup(buf);
+		if (!s->llvm_insns[i]) {
+			err = sbx_error(-ENOMEM, "out of memory");
+			goto out;
+		}
+		s->n_llvm_insns++;
+	}
+	err = 0;
+out:
+	free(probes);
+	free(snip);
+	free(pins);
+	unlink(src);
+	unlink(out);
+	unlink(errp);
+	rmdir(dir);
+	return err;
 }

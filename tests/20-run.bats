@@ -143,7 +143,11 @@ in_range() {
 	assert_line --index 1 'mode:            latency'
 	assert_line --index 2 'key:'
 	assert_line --index 3 '  instructions:'
-	assert_line --index 4 "    - 'addq %rbx, %rax'"
+	if command -v llvm-mc-14 >/dev/null || command -v llvm-mc >/dev/null; then
+		assert_line --index 4 "    - 'ADD64rr RAX RAX RBX'"
+	else
+		assert_line --index 4 "    - 'addq %rbx, %rax'"
+	fi
 	assert_line '  register_initial_values:'
 	assert_line "    - 'RAX=0x1'"
 	assert_line "    - 'RBX=0x2'"
@@ -153,6 +157,19 @@ in_range() {
 	assert_line "error:           ''"
 	assert_line 'assembled_snippet: 4801D84801D84801D84801D8'
 	assert_line --index $((${#lines[@]} - 1)) '...'
+}
+
+@test "llvm-exegesis 14's analysis mode reads what --format yaml-llvm14 writes" {
+	command -v llvm-exegesis-14 >/dev/null || skip "llvm-exegesis-14 is not installed"
+	run -0 --separate-stderr sbx run --format yaml-llvm14 --repeat 3 "$SN/add-chain.s" \
+		"$SN/pointer-chase.s" "$SN/xmm-defreg.s" "$SN/add-independent.s"
+	assert_line "    - 'MOV64rm RAX RAX i_0x1 %noreg i_0x0 %noreg'"
+	assert_line "    - 'ADDSDrr_Int XMM0 XMM0 XMM1'"
+	assert_line 'num_repetitions: 10000'
+	printf '%s\n' "${lines[@]}" > "$BATS_TEST_TMPDIR/r.yaml"
+	run -0 llvm-exegesis-14 --mode=analysis --benchmarks-file="$BATS_TEST_TMPDIR/r.yaml" \
+		--analysis-clusters-output-file=-
+	assert_line 'Parsed 4 benchmark points'
 }
 
 @test "loop and min repetition modes measure the same chain" {

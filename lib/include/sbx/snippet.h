@@ -84,6 +84,10 @@ struct snippet {
 	size_t vec_init_size;
 	struct snippet_insn *insns;
 	int n_insns;
+
+	/* filled by snippet_llvm_names() */
+	char **llvm_insns;		/* "ADD64rr RAX RAX RBX", as llvm-exegesis writes them */
+	int n_llvm_insns;
 };
 
 enum snippet_syntax { SNIPPET_ATT, SNIPPET_INTEL };
@@ -112,6 +116,16 @@ int snippet_parse(const char *name, const char *text, struct snippet **out);
  * included).
  */
 int snippet_assemble(struct snippet *s, const struct snippet_asm_opts *o);
+
+/*
+ * Name the snippet's instructions as llvm-exegesis does in its YAML key
+ * ("ADD64rr RAX RAX RBX", immediates "i_0x3", no register "%noreg"), from
+ * `llvm-mc --show-inst` (llvm_mc; NULL tries llvm-mc-14, then llvm-mc).
+ * Register numbers are named by assembling probe instructions in the same
+ * run. Fills s->llvm_insns. Returns 0, -ENOENT when no llvm-mc is found,
+ * or another negative errno, each with a message.
+ */
+int snippet_llvm_names(struct snippet *s, enum snippet_syntax syntax, const char *llvm_mc);
 
 /* The instruction at byte offset off of the snippet, or NULL. */
 const struct snippet_insn *snippet_insn_at(const struct snippet *s, size_t off);
