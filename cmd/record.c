@@ -49,10 +49,14 @@ static const struct sbx_option record_options[] = {
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t nr_stop_signals;
+static volatile sig_atomic_t stop_from_tty;
 
-static void on_stop(int sig)
+static void on_stop(int sig, siginfo_t *si, void *uc)
 {
+	(void)uc;
 	stop_signal = sig;
+	/* ^C at the terminal reaches the command too (same process group) */
+	stop_from_tty = si && si->si_code == SI_KERNEL;
 	nr_stop_signals++;
 }
 
@@ -137,10 +141,12 @@ static void install_signals(void)
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
+	sa.sa_sigaction = on_stop;
+	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_child;
 	sa.sa_flags = SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sa, NULL);
@@ -328,6 +334,9 @@ int cmd_record(int argc, char **argv)
 		error_lib(err, "cannot open the counters");
 		goto out;
 	}
+	if (record_kernel_excluded(r))
+		fprintf(stderr, "sbx record: kernel.perf_event_paranoid is %d: sampling user "
+			"space only\n", record_perf_event_paranoid());
 
 	err = perf_data_writer_open(output, &ctx.w);
 	if (err < 0) {
@@ -368,6 +377,15 @@ int cmd_record(int argc, char **argv)
 		err = -ENOMEM;
 		goto fail_lib;
 	}
+	/*
+	 * Go: existing processes are described after the counters are on, so
+	 * that a process started meanwhile is seen by one or the other.
+	 */
+	if (!target.workload) {
+		err = record_enable(r);
+		if (err < 0)
+			goto fail_lib;
+	}
 	err = synthesize_kernel_mmap(r, sink, &ctx);
 	if (!err && target.system_wide)
 		err = synthesize_all_processes(r, sink, &ctx);
@@ -375,13 +393,6 @@ int cmd_record(int argc, char **argv)
 		err = synthesize_process(r, target.pid, sink, &ctx);
 	if (err < 0)
 		goto fail_lib;
-
-	/* go */
-	if (!target.workload) {
-		err = record_enable(r);
-		if (err < 0)
-			goto fail_lib;
-	}
 	if (wl) {
 		err = workload_start(wl);
 		if (err < 0) {
@@ -425,9 +436,13 @@ int cmd_record(int argc, char **argv)
 				record_disable(r);
 				continue;
 			}
-			if (stop_signal && (!forwarded || nr_stop_signals > 1)) {
-				/* the command decides how it ends; a second signal insists */
-				kill(workload_pid(wl), nr_stop_signals > 1 ? SIGKILL : stop_signal);
+			if (stop_signal && nr_stop_signals > 1) {
+				/* a second signal insists */
+				kill(workload_pid(wl), SIGKILL);
+			} else if (stop_signal && !forwarded) {
+				/* the command decides how it ends */
+				if (!stop_from_tty)
+					kill(workload_pid(wl), stop_signal);
 				forwarded = true;
 			}
 		} else if (stop_signal || (target.pid && kill(target.pid, 0) < 0 &&

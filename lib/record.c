@@ -49,6 +49,7 @@ struct record {
 	void *copy;		/* a wrapped record, made contiguous */
 	size_t page_size;
 	bool opened;
+	bool kernel_excluded;	/* fell back to user space only */
 };
 
 static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
@@ -142,6 +143,11 @@ const uint64_t *record_event_ids(const struct record *r, size_t idx, size_t *nr)
 const struct record_stats *record_stats(const struct record *r)
 {
 	return &r->stats;
+}
+
+bool record_kernel_excluded(const struct record *r)
+{
+	return r->kernel_excluded;
 }
 
 /* The sample_type bits every event shares (the trailer is made of them). */
@@ -356,12 +362,39 @@ static int open_error(int err, const struct record_event *ev, pid_t pid, int cpu
 		return sbx_error(-err, "event '%s' is not supported on this machine", ev->name);
 	case ESRCH:
 		return sbx_error(-err, "no process %d", (int)pid);
+	case EINVAL:
+		if (ev->attr.freq) {
+			FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+			unsigned long long max = 0;
+
+			if (f) {
+				if (fscanf(f, "%llu", &max) != 1)
+					max = 0;
+				fclose(f);
+			}
+			if (max && ev->attr.sample_freq > max)
+				return sbx_error(-err, "-F %llu is above the kernel's limit "
+						 "(kernel.perf_event_max_sample_rate is %llu)",
+						 (unsigned long long)ev->attr.sample_freq, max);
+		}
+		return sbx_error_errno(-err, "cannot open event '%s' on cpu %d", ev->name, cpu);
 	case EMFILE:
 		return sbx_error(-err, "too many open files for %s on cpu %d "
 				 "(raise the limit with 'ulimit -n')", ev->name, cpu);
 	default:
 		return sbx_error_errno(-err, "cannot open event '%s' on cpu %d", ev->name, cpu);
 	}
+}
+
+static void exclude_kernel(struct record *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_events; i++) {
+		r->events[i].attr.exclude_kernel = 1;
+		r->events[i].attr.exclude_hv = 1;
+	}
+	r->kernel_excluded = true;
 }
 
 static int add_fd(struct record *r, int fd)
@@ -456,6 +489,7 @@ int record_open(struct record *r, const struct record_target *t)
 		err = -ENOMEM;
 		goto out;
 	}
+retry:
 	for (c = 0; c < nr_cpus; c++) {
 		struct ring *ring = &r->rings[r->nr_rings];
 
@@ -475,6 +509,15 @@ int record_open(struct record *r, const struct record_target *t)
 					if (errno == ESRCH && !t->system_wide && !t->workload &&
 					    nr_tids > 1)
 						continue;
+					/*
+					 * Kernel samples need a lower perf_event_paranoid than
+					 * user ones: like perf, fall back to user space only.
+					 */
+					if ((errno == EACCES || errno == EPERM) && !r->nr_fds &&
+					    !t->system_wide && !ev->attr.exclude_kernel) {
+						exclude_kernel(r);
+						goto retry;
+					}
 					err = open_error(errno, ev, tids[k], cpus[c]);
 					goto out;
 				}
@@ -491,6 +534,8 @@ int record_open(struct record *r, const struct record_target *t)
 					err = map_ring(r, ring);
 					if (err < 0)
 						goto out;
+					r->pfds[r->nr_rings].fd = fd;
+					r->pfds[r->nr_rings].events = POLLIN;
 					r->nr_rings++;
 				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) < 0) {
 					err = sbx_error_errno(-errno, "cannot share the ring buffer "
@@ -498,12 +543,6 @@ int record_open(struct record *r, const struct record_target *t)
 					goto out;
 				}
 			}
-		}
-		if (ring->fd >= 0) {
-			r->pfds[c].fd = ring->fd;
-			r->pfds[c].events = POLLIN;
-		} else {
-			r->pfds[c].fd = -1;
 		}
 	}
 	if (!r->nr_rings)

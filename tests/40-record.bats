@@ -404,3 +404,49 @@ top_entry() {
 	# 2:1 by construction; allow the noise of a short profile
 	awk -v a="$a" -v b="$b" 'BEGIN { r = a / b; exit !(r > 1.5 && r < 2.7) }'
 }
+
+@test "a user who may not sample the kernel gets user space, with a notice" {
+	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ] ||
+		skip "perf_event_paranoid lets every user sample the kernel"
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	# a folder the other user can reach (the bats folders are private)
+	local d
+	d=$(mktemp -d /tmp/sbx-record-XXXXXX)
+	chmod 755 "$d"
+	cp "$W/hot" "$d/"
+	chmod 777 "$d"
+	cd "$d"
+	run -0 --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$SBX" record -e cpu-clock -o out.data -- ./hot 50000000
+	assert_equal "${stderr_lines[0]}" \
+		"sbx record: kernel.perf_event_paranoid is $(cat /proc/sys/kernel/perf_event_paranoid): sampling user space only"
+	run -0 perf report --header-only -f -i out.data
+	assert_line --regexp '^# event : name = cpu-clock, .*exclude_kernel = 1'
+	run -0 perf report --stdio -f -i out.data
+	refute_line --partial '[k] '
+	assert_line --regexp '\[\.\] hot_alpha$'
+	cd "$BATS_TEST_TMPDIR"
+	rm -rf "$d"
+}
+
+@test "-F above the kernel's limit names perf_event_max_sample_rate" {
+	local max
+	max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+	run -1 --separate-stderr sbx record -e cpu-clock -F $((max + 1)) -o out.data -- true
+	assert_equal "${stderr_lines[-1]}" \
+		"sbx record: error: -F $((max + 1)) is above the kernel's limit (kernel.perf_event_max_sample_rate is $max)"
+	[ ! -e out.data ]
+}
+
+@test "-a until interrupted, without a command" {
+	"$SBX" record -a -e cpu-clock -o out.data 2> err &
+	local pid=$! rc=0
+	# no sign tells when the counters are on: give them time
+	sleep 1
+	"$W/hot" 200000000
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ]
+	perf_report --sort comm,sym -i out.data
+	assert_line --regexp ' hot +\[\.\] hot_alpha$'
+}

@@ -100,10 +100,19 @@ const uint64_t *record_event_ids(const struct record *r, size_t idx, size_t *nr)
  * Open every event on the target: per CPU with inherit for a process and
  * its threads (a workload's counters start disabled and are enabled by its
  * exec), per CPU without a task for system_wide. Maps one ring buffer per
- * CPU. Errors name the knob to turn (perf_event_paranoid) or the event.
+ * CPU. Where the kernel may not be sampled by this user, a task target falls
+ * back to user space (record_kernel_excluded()). Errors name the knob to
+ * turn (perf_event_paranoid, perf_event_max_sample_rate) or the event.
  * Returns 0 or a negative errno.
  */
 int record_open(struct record *r, const struct record_target *t);
+
+/*
+ * True when record_open() could not count the kernel (perf_event_paranoid
+ * forbids it for this user) and fell back to user space only, as perf does:
+ * the events then have exclude_kernel and exclude_hv set.
+ */
+bool record_kernel_excluded(const struct record *r);
 
 /* Enable (or disable) every counter. Returns 0 or a negative errno. */
 int record_enable(struct record *r);
