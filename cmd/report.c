@@ -69,9 +69,6 @@ struct report {
 	/* rows, in a hash table keyed by the sort values */
 	struct entry **table;
 	size_t table_size, nr_entries;
-	/* interned comms */
-	char **comms_in;
-	size_t comms_size, nr_comms;
 	uint64_t *event_samples, *event_period;
 	size_t nr_events;
 	uint64_t filtered;
@@ -117,47 +114,6 @@ static uint64_t hash_mix(uint64_t h, uint64_t v)
 {
 	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
 	return h;
-}
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
-
-static const char *intern_comm(struct report *r, const char *s)
-{
-	size_t h;
-
-	if ((r->nr_comms + 1) * 2 > r->comms_size) {
-		size_t size = r->comms_size ? 2 * r->comms_size : 64;
-		char **t = calloc(size, sizeof(*t));
-
-		if (!t)
-			return NULL;
-		for (size_t i = 0; i < r->comms_size; i++) {
-			if (!r->comms_in[i])
-				continue;
-			h = hash_str(r->comms_in[i]) & (size - 1);
-			while (t[h])
-				h = (h + 1) & (size - 1);
-			t[h] = r->comms_in[i];
-		}
-		free(r->comms_in);
-		r->comms_in = t;
-		r->comms_size = size;
-	}
-	for (h = hash_str(s) & (r->comms_size - 1); r->comms_in[h];
-	     h = (h + 1) & (r->comms_size - 1))
-		if (!strcmp(r->comms_in[h], s))
-			return r->comms_in[h];
-	r->comms_in[h] = strdup(s);
-	if (r->comms_in[h])
-		r->nr_comms++;
-	return r->comms_in[h];
 }
 
 static uint64_t entry_hash(const struct entry *e)
@@ -287,8 +243,8 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 	r->filtered++;
 	if (r->use[KEY_PID])
 		key.pid = s->pid;
-	if (r->use[KEY_COMM] && !(key.comm = intern_comm(r, al.comm)))
-		return sbx_error(-ENOMEM, "out of memory");
+	if (r->use[KEY_COMM])
+		key.comm = al.comm;	/* interned by the machine */
 	if (r->use[KEY_DSO] || r->use[KEY_SYM])
 		key.dso = al.dso;
 	if (r->use[KEY_SYM]) {
@@ -602,9 +558,6 @@ out:
 	for (size_t i = 0; i < r.table_size; i++)
 		free(r.table[i]);
 	free(r.table);
-	for (size_t i = 0; i < r.comms_size; i++)
-		free(r.comms_in[i]);
-	free(r.comms_in);
 	free(r.event_samples);
 	free(r.event_period);
 	free_list(&r.pids);

@@ -176,7 +176,7 @@ struct process {
 
 struct thread {
 	uint32_t tid, pid;
-	char comm[32];
+	const char *comm;	/* interned in the machine: equal names, equal pointers */
 };
 
 struct machine {
@@ -190,7 +190,60 @@ struct machine {
 	struct dso *kernel_dso;
 	struct process *last_proc;
 	struct thread *last_thread;
+	char **names;		/* interned comms, open addressing */
+	size_t names_size, nr_names;
 };
+
+static uint64_t hash_name(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+/* The machine's copy of name (the same pointer for the same name), or NULL. */
+static const char *intern(struct machine *m, const char *name)
+{
+	size_t h;
+
+	if ((m->nr_names + 1) * 2 > m->names_size) {
+		size_t size = m->names_size ? 2 * m->names_size : 64;
+		char **t = calloc(size, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < m->names_size; i++) {
+			if (!m->names[i])
+				continue;
+			for (h = hash_name(m->names[i]) & (size - 1); t[h]; h = (h + 1) & (size - 1))
+				;
+			t[h] = m->names[i];
+		}
+		free(m->names);
+		m->names = t;
+		m->names_size = size;
+	}
+	for (h = hash_name(name) & (m->names_size - 1); m->names[h];
+	     h = (h + 1) & (m->names_size - 1))
+		if (!strcmp(m->names[h], name))
+			return m->names[h];
+	m->names[h] = strdup(name);
+	if (!m->names[h])
+		return NULL;
+	m->nr_names++;
+	return m->names[h];
+}
+
+static const char *intern_tid(struct machine *m, uint32_t tid)
+{
+	char buf[16];
+
+	/* the idle task never gets a COMM record */
+	snprintf(buf, sizeof(buf), tid ? ":%u" : "swapper", tid);
+	return intern(m, buf);
+}
 
 struct machine *machine_new(struct dso_cache *cache)
 {
@@ -224,6 +277,9 @@ void machine_free(struct machine *m)
 	free(m->threads.keys);
 	free(m->threads.vals);
 	free(m->kernel.maps);
+	for (size_t i = 0; i < m->names_size; i++)
+		free(m->names[i]);
+	free(m->names);
 	free(m);
 }
 
@@ -272,20 +328,19 @@ static struct process *process_get(struct machine *m, uint32_t pid)
 
 static struct thread *thread_new(struct machine *m, uint32_t pid, uint32_t tid)
 {
-	struct thread *t = calloc(1, sizeof(*t));
+	const char *comm = intern_tid(m, tid);
+	struct thread *t = comm ? calloc(1, sizeof(*t)) : NULL;
 
-	if (!t || keep((void ***)&m->all_threads, &m->nr_threads, &m->cap_threads, t) ||
-	    u32map_put(&m->threads, tid, t)) {
+	if (!t || keep((void ***)&m->all_threads, &m->nr_threads, &m->cap_threads, t)) {
 		free(t);
 		return NULL;
 	}
+	/* from here t is owned by all_threads */
+	if (u32map_put(&m->threads, tid, t))
+		return NULL;
 	t->pid = pid;
 	t->tid = tid;
-	/* the idle task never gets a COMM record */
-	if (tid == 0)
-		snprintf(t->comm, sizeof(t->comm), "swapper");
-	else
-		snprintf(t->comm, sizeof(t->comm), ":%u", tid);
+	t->comm = comm;
 	m->last_thread = NULL;
 	return t;
 }
@@ -431,7 +486,10 @@ int machine_process_record(struct machine *m, const struct perf_event_header *re
 		t = thread_get(m, u[0], u[1]);
 		if (!t)
 			return -ENOMEM;
-		snprintf(t->comm, sizeof(t->comm), "%s", name);
+		name = intern(m, name);
+		if (!name)
+			return -ENOMEM;
+		t->comm = name;
 		return 0;
 	case PERF_RECORD_FORK:
 		if (len < 24)
@@ -457,9 +515,9 @@ int machine_process_record(struct machine *m, const struct perf_event_header *re
 		if (!t)
 			return -ENOMEM;
 		t->pid = u[0];
-		memcpy(t->comm, pt->comm, sizeof(t->comm));
-		if (t->comm[0] == ':')
-			snprintf(t->comm, sizeof(t->comm), ":%u", u[2]);
+		t->comm = pt->comm[0] == ':' ? intern_tid(m, u[2]) : pt->comm;
+		if (!t->comm)
+			return -ENOMEM;
 		m->last_thread = NULL;
 		return 0;
 	case PERF_RECORD_EXIT:

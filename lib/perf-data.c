@@ -543,6 +543,28 @@ int perf_data_parse_sample(const struct perf_data_attr *a, const struct perf_eve
 	return 0;
 }
 
+uint64_t perf_data_record_time(const struct perf_data_attr *a,
+			       const struct perf_event_header *rec)
+{
+	uint64_t t = a->attr.sample_type, v;
+	size_t off;
+
+	if (!(t & PERF_SAMPLE_TIME))
+		return (uint64_t)-1;
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		off = sizeof(*rec) + 8 * (!!(t & PERF_SAMPLE_IDENTIFIER) + !!(t & PERF_SAMPLE_IP) +
+					  !!(t & PERF_SAMPLE_TID));
+	} else {
+		if (!a->attr.sample_id_all || a->id_hdr_size + sizeof(*rec) > rec->size)
+			return (uint64_t)-1;
+		off = rec->size - a->id_hdr_size + 8 * !!(t & PERF_SAMPLE_TID);
+	}
+	if (off + 8 > rec->size)
+		return (uint64_t)-1;
+	memcpy(&v, (const char *)rec + off, 8);
+	return v;
+}
+
 /* ------------------------------------------------------- record swap */
 
 static size_t body_fixed(uint32_t type)

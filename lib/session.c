@@ -16,8 +16,11 @@ struct queued {
 struct session {
 	struct perf_data *data;
 	bool copy;			/* records must be copied to be queued */
-	struct queued *heap;
-	size_t nr, cap;
+	struct queued *heap;		/* the queue: [head, nr) pending */
+	size_t head, nr, cap;
+	bool sorted;			/* [head, nr) is in (time, seq) order */
+	struct queued *tmp;		/* room for sorting */
+	size_t tmp_cap;
 	uint64_t seq;
 	uint64_t max_time;		/* newest time queued */
 	uint64_t next_flush;		/* flush limit of the next round */
@@ -35,6 +38,7 @@ struct session *session_new(struct perf_data *d)
 	}
 	s->data = d;
 	s->copy = !perf_data_records_stable(d);
+	s->sorted = true;
 	return s;
 }
 
@@ -43,9 +47,10 @@ void session_free(struct session *s)
 	if (!s)
 		return;
 	if (s->copy)
-		for (size_t i = 0; i < s->nr; i++)
+		for (size_t i = s->head; i < s->nr; i++)
 			free((void *)s->heap[i].rec);
 	free(s->heap);
+	free(s->tmp);
 	free(s);
 }
 
@@ -59,52 +64,75 @@ static bool before(const struct queued *a, const struct queued *b)
 	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
 }
 
-static int heap_push(struct session *s, struct queued q)
+/*
+ * Natural merge sort: the queue is a few runs already in order (one per
+ * CPU buffer), so merging runs pairwise takes one or two passes.
+ */
+static int sort_queue(struct session *s, struct queued *a, size_t n)
 {
-	size_t i;
+	if (s->tmp_cap < n) {
+		struct queued *t = realloc(s->tmp, n * sizeof(*t));
 
-	if (s->nr == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 4096;
-		struct queued *h = realloc(s->heap, cap * sizeof(*h));
-
-		if (!h)
+		if (!t)
 			return sbx_error(-ENOMEM, "out of memory");
-		s->heap = h;
-		s->cap = cap;
+		s->tmp = t;
+		s->tmp_cap = n;
 	}
-	i = s->nr++;
-	while (i) {
-		size_t parent = (i - 1) / 2;
+	for (;;) {
+		struct queued *out = s->tmp;
+		size_t i = 0, o = 0;
 
-		if (!before(&q, &s->heap[parent]))
-			break;
-		s->heap[i] = s->heap[parent];
-		i = parent;
+		while (i < n) {
+			size_t mid = i + 1, end, x, y;
+
+			while (mid < n && !before(&a[mid], &a[mid - 1]))
+				mid++;
+			if (mid == n) {
+				if (i == 0)
+					return 0;	/* one run: sorted */
+				memcpy(out + o, a + i, (n - i) * sizeof(*a));
+				o = n;
+				break;
+			}
+			end = mid + 1;
+			while (end < n && !before(&a[end], &a[end - 1]))
+				end++;
+			for (x = i, y = mid; x < mid || y < end;)
+				out[o++] = y >= end || (x < mid && !before(&a[y], &a[x])) ? a[x++]
+											  : a[y++];
+			i = end;
+		}
+		memcpy(a, out, n * sizeof(*a));
 	}
-	s->heap[i] = q;
-	return 0;
 }
 
-static struct queued heap_pop(struct session *s)
+/*
+ * The queue is an array of pending records, [head, nr); it is sorted only
+ * when something came out of order (one CPU's buffer after another's), so
+ * records that arrive in time order cost nothing to queue.
+ */
+static int queue_push(struct session *s, struct queued q)
 {
-	struct queued top = s->heap[0], last = s->heap[--s->nr];
-	size_t i = 0;
+	if (s->nr == s->cap) {
+		if (s->head) {
+			memmove(s->heap, s->heap + s->head, (s->nr - s->head) * sizeof(*s->heap));
+			s->nr -= s->head;
+			s->head = 0;
+		}
+		if (s->nr == s->cap) {
+			size_t cap = s->cap ? 2 * s->cap : 4096;
+			struct queued *h = realloc(s->heap, cap * sizeof(*h));
 
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= s->nr)
-			break;
-		if (c + 1 < s->nr && before(&s->heap[c + 1], &s->heap[c]))
-			c++;
-		if (!before(&s->heap[c], &last))
-			break;
-		s->heap[i] = s->heap[c];
-		i = c;
+			if (!h)
+				return sbx_error(-ENOMEM, "out of memory");
+			s->heap = h;
+			s->cap = cap;
+		}
 	}
-	if (s->nr)
-		s->heap[i] = last;
-	return top;
+	if (s->nr > s->head && before(&q, &s->heap[s->nr - 1]))
+		s->sorted = false;
+	s->heap[s->nr++] = q;
+	return 0;
 }
 
 static int deliver(struct session *s, const struct perf_event_header *rec, session_fn fn,
@@ -144,8 +172,15 @@ static int deliver(struct session *s, const struct perf_event_header *rec, sessi
 
 static int flush(struct session *s, uint64_t limit, session_fn fn, void *ctx)
 {
-	while (s->nr && s->heap[0].time <= limit) {
-		struct queued q = heap_pop(s);
+	if (!s->sorted) {
+		int err = sort_queue(s, s->heap + s->head, s->nr - s->head);
+
+		if (err)
+			return err;
+		s->sorted = true;
+	}
+	while (s->head < s->nr && s->heap[s->head].time <= limit) {
+		struct queued q = s->heap[s->head++];
 		int err = deliver(s, q.rec, fn, ctx);
 
 		s->last_time = q.time;
@@ -161,18 +196,15 @@ static int flush(struct session *s, uint64_t limit, session_fn fn, void *ctx)
 static uint64_t record_time(struct session *s, const struct perf_event_header *rec)
 {
 	const struct perf_data_attr *attr;
-	struct perf_sample sample;
+	uint64_t t;
 
 	if (rec->type >= PERF_RECORD_USER_TYPE_START)
 		return 0;
 	attr = perf_data_attr_of(s->data, rec);
-	if (!attr || !(attr->attr.sample_type & PERF_SAMPLE_TIME))
+	if (!attr)
 		return 0;
-	if (rec->type != PERF_RECORD_SAMPLE && !attr->attr.sample_id_all)
-		return 0;
-	if (perf_data_parse_sample(attr, rec, &sample) || sample.time == (uint64_t)-1)
-		return 0;
-	return sample.time;
+	t = perf_data_record_time(attr, rec);
+	return t == (uint64_t)-1 ? 0 : t;
 }
 
 int session_run(struct session *s, session_fn fn, void *ctx)
@@ -209,7 +241,7 @@ int session_run(struct session *s, session_fn fn, void *ctx)
 			memcpy(c, rec, rec->size);
 			rec = c;
 		}
-		err = heap_push(s, (struct queued){ t, s->seq++, rec });
+		err = queue_push(s, (struct queued){ t, s->seq++, rec });
 		if (err) {
 			if (s->copy)
 				free((void *)rec);

@@ -221,6 +221,39 @@ static int cmp_bsym(const void *x, const void *y, void *strings)
 	return strcmp(na, nb);
 }
 
+/*
+ * A bucket index over the address range, at most ~4 buckets per symbol, so
+ * that a lookup is one array access and a short scan instead of a binary
+ * search over the whole table. Without memory for it, lookups still work.
+ */
+static void build_index(struct symtab *t)
+{
+	uint64_t range;
+	unsigned shift = 4;
+	size_t n, k = 0;
+
+	if (t->nr < 16)
+		return;
+	t->base = t->syms[0].start;
+	range = t->syms[t->nr - 1].start - t->base + 1;
+	while (shift < 63 && (range >> shift) > 4 * t->nr)
+		shift++;
+	n = (range >> shift) + 1;
+	t->bucket = malloc(n * sizeof(*t->bucket));
+	if (!t->bucket)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t start = t->base + ((uint64_t)i << shift);
+
+		/* the last symbol that starts at or before the bucket */
+		while (k + 1 < t->nr && t->syms[k + 1].start <= start)
+			k++;
+		t->bucket[i] = k;
+	}
+	t->nr_buckets = n;
+	t->shift = shift;
+}
+
 /* Sort, drop aliases, resolve names, size unsized symbols; frees the builder. */
 static struct symtab *builder_finish(struct builder *b)
 {
@@ -253,6 +286,7 @@ static struct symtab *builder_finish(struct builder *b)
 	t->nr = out;
 	t->strings = b->strings;
 	t->strings_size = b->len;
+	build_index(t);
 	return t;
 }
 
@@ -403,6 +437,19 @@ const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
 
 	if (!t || !t->nr)
 		return NULL;
+	if (t->bucket && addr >= t->base) {
+		uint64_t i = (addr - t->base) >> t->shift;
+
+		if (i < t->nr_buckets) {
+			/* scan forward from the bucket's first candidate */
+			lo = t->bucket[i];
+			while (lo + 1 < t->nr && t->syms[lo + 1].start <= addr)
+				lo++;
+			if (t->syms[lo].size && addr >= t->syms[lo].start + t->syms[lo].size)
+				return NULL;
+			return &t->syms[lo];
+		}
+	}
 	hi = t->nr;
 	/* the last symbol with start <= addr */
 	while (lo < hi) {
@@ -427,5 +474,6 @@ void symtab_free(struct symtab *t)
 		return;
 	free(t->syms);
 	free(t->strings);
+	free(t->bucket);
 	free(t);
 }

@@ -4,8 +4,8 @@
  * sbx writer) that perf report and sbx report both read: 8 processes that
  * each map ELF (default: the C library) executable at their own base and
  * take NSAMPLES samples in total, spread over the ELF's functions with a
- * skewed, deterministic distribution, in rounds of 10,000 with the times of
- * two CPUs interleaved. Used by scripts/bench/report.sh.
+ * skewed, deterministic distribution, in rounds of 10,000 samples: two
+ * CPUs' buffers one after the other, their times interleaved. Used by scripts/bench/report.sh.
  *
  * Build: cc -Ilib/include -o gen-perf-data scripts/gen-perf-data.c BUILD/libsbx.a -lelf …
  */
@@ -129,26 +129,32 @@ int main(int argc, char **argv)
 		write_comm(w, 1000 + p, time++);
 		write_mmap2(w, 1000 + p, base[p], elf, time++);
 	}
-	for (uint64_t i = 0; i < n; i++) {
-		/* skewed: half the samples in 1/64 of the functions */
-		uint64_t r = next_rand();
-		size_t k = (r & 1) ? (r >> 8) % (t->nr / 64 + 1) : (r >> 8) % t->nr;
-		const struct symbol *sym = &t->syms[k];
-		int p = (r >> 40) % NPROC;
+	/*
+	 * Like perf record reading per-CPU buffers: in each round, CPU 0's
+	 * samples, then CPU 1's, whose times interleave with CPU 0's.
+	 */
+	for (uint64_t r0 = 0; r0 < n; r0 += 10000) {
+		for (uint32_t cpu = 0; cpu < 2; cpu++) {
+			for (uint64_t i = r0 + cpu; i < n && i < r0 + 10000; i += 2) {
+				/* skewed: half the samples in 1/64 of the functions */
+				uint64_t r = next_rand();
+				size_t k = (r & 1) ? (r >> 8) % (t->nr / 64 + 1) : (r >> 8) % t->nr;
+				const struct symbol *sym = &t->syms[k];
+				int p = (r >> 40) % NPROC;
 
-		s.ip = base[p] + sym->start + (sym->size ? (r >> 20) % sym->size : 0);
-		s.pid = s.tid = 1000 + p;
-		s.cpu = i & 1;
-		/* two CPUs whose buffers interleave slightly out of order within a round */
-		s.time = time + i * 1000 + (s.cpu ? 0 : 500);
-		s.period = 1000000;
-		if (perf_data_writer_write(w, &s)) {
-			fprintf(stderr, "gen-perf-data: %s\n", sbx_error_msg());
-			perf_data_writer_abort(w);
-			return 1;
+				s.ip = base[p] + sym->start + (sym->size ? (r >> 20) % sym->size : 0);
+				s.pid = s.tid = 1000 + p;
+				s.cpu = cpu;
+				s.time = time + i * 1000;
+				s.period = 1000000;
+				if (perf_data_writer_write(w, &s)) {
+					fprintf(stderr, "gen-perf-data: %s\n", sbx_error_msg());
+					perf_data_writer_abort(w);
+					return 1;
+				}
+			}
 		}
-		if (i % 10000 == 9999)
-			perf_data_writer_write(w, &round);
+		perf_data_writer_write(w, &round);
 	}
 	symtab_free(t);
 	if (perf_data_writer_close(w)) {

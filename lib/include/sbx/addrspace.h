@@ -51,7 +51,9 @@ struct machine;
 /* Where an address falls. */
 struct addr_location {
 	uint32_t pid, tid;
-	const char *comm;	/* the thread's comm at the time, ":TID" when unknown */
+	const char *comm;	/* the thread's comm at the time, ":TID" when unknown;
+				   interned: the same name is the same pointer while
+				   the machine lives */
 	bool kernel;		/* resolved in the kernel's maps */
 	struct map *map;	/* NULL when no map contains the address */
 	struct dso *dso;	/* map->dso, or the kernel DSO for unmapped kernel addresses */

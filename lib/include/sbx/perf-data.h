@@ -246,6 +246,14 @@ int perf_data_parse_sample(const struct perf_data_attr *attr,
 			   const struct perf_event_header *rec, struct perf_sample *s);
 
 /*
+ * The timestamp of rec (a SAMPLE's TIME, or the time in another record's
+ * sample_id_all trailer) without parsing the rest, or (u64)-1 when it has
+ * none.
+ */
+uint64_t perf_data_record_time(const struct perf_data_attr *attr,
+			       const struct perf_event_header *rec);
+
+/*
  * A feature section: 1 with *buf and *len set to its bytes (in place, in the
  * writer's byte order), 0 when the file has none. In pipe mode, features
  * are known once their HEADER_FEATURE record has passed perf_data_next().

@@ -22,6 +22,11 @@ struct symtab {
 	size_t nr;
 	char *strings;		/* the names */
 	size_t strings_size;
+	/* lookup index: bucket[(addr - base) >> shift] = first symbol to look at */
+	uint32_t *bucket;
+	size_t nr_buckets;
+	unsigned shift;
+	uint64_t base;
 };
 
 /*
