@@ -271,8 +271,12 @@ static void print_json(const char *name, const struct snippet *s,
 	}
 	json_object_object_add(o, "measurements", m);
 	json_object_object_add(o, "error", json_object_new_string(err));
-	for (int i = 0; s && i < s->n_insns; i++)
-		json_object_array_add(insns, json_object_new_string(s->insns[i].text));
+	if (s && !s->decoded_all && s->n_llvm_insns)	/* capstone could not decode them */
+		for (int i = 0; i < s->n_llvm_insns; i++)
+			json_object_array_add(insns, json_object_new_string(s->llvm_insns[i]));
+	else
+		for (int i = 0; s && i < s->n_insns; i++)
+			json_object_array_add(insns, json_object_new_string(s->insns[i].text));
 	json_object_object_add(o, "instructions", insns);
 	json_object_object_add(o, "repetition_mode",
 			       json_object_new_string(measure_repetition_name(c->mo.repetition)));

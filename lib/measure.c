@@ -617,7 +617,7 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 	a->rep = rep;
 	a->ck = ck;
 	a->stride = stride;
-	a->k = (o->min_instructions + (unsigned long)s->n_insns - 1) / (unsigned long)s->n_insns;
+	a->k = (o->min_instructions + (unsigned long)s->insn_count - 1) / (unsigned long)s->insn_count;
 	if (rep == MEASURE_DUPLICATE && 2 * a->k * s->code_size > MAX_CODE_SIZE)
 		return sbx_error(-E2BIG, "%s: %lu copies of %zu bytes is too much code; lower "
 				 "--min-instructions or use --repetition-mode loop", s->name,
@@ -650,7 +650,7 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 	}
 
 	/* aggregate */
-	ninsn = a->k * (unsigned long)s->n_insns;
+	ninsn = a->k * (unsigned long)s->insn_count;
 	r->repetitions = a->k;
 	r->instructions = ninsn;
 	ev = calloc(n, sizeof(double));
@@ -713,7 +713,7 @@ int measure_snippet(const struct snippet *s, const struct measure_opts *o,
 	int err;
 
 	memset(r, 0, sizeof(*r));
-	if (!s->code || !s->n_insns)
+	if (!s->code || s->insn_count <= 0)
 		return sbx_error(-EINVAL, "%s: not assembled", s->name);
 	if (o->min_instructions == 0)
 		return sbx_error(-EINVAL, "--min-instructions must be greater than zero");

@@ -739,6 +739,7 @@ static int disassemble(struct snippet *s, enum snippet_syntax syntax)
 			 insn[i].op_str[0] ? " " : "", insn[i].op_str);
 		off = insn[i].address + insn[i].size;
 	}
+	s->decoded_all = off >= s->code_size;
 	if (off < s->code_size) {	/* bytes capstone cannot decode: one pseudo-instruction */
 		struct snippet_insn *si = &s->insns[s->n_insns++];
 
@@ -820,7 +821,15 @@ int snippet_assemble(struct snippet *s, const struct snippet_asm_opts *o)
 		return err;
 	if (s->code_size == 0)
 		return sbx_error(-EINVAL, "%s: the snippet has no instructions", s->name);
-	return disassemble(s, o->syntax);
+	err = disassemble(s, o->syntax);
+	if (err)
+		return err;
+	s->insn_count = s->n_insns;
+	/* capstone lacks some instructions (AVX-512 mask moves in capstone 4): count with llvm-mc */
+	if (!s->decoded_all && snippet_llvm_names(s, o->syntax, NULL) == 0 && s->n_llvm_insns > 0)
+		s->insn_count = s->n_llvm_insns;
+	sbx_error_clear();
+	return 0;
 }
 
 /* llvm-exegesis's spelling of the instructions ------------------------------ */
@@ -1021,6 +1030,10 @@ int snippet_llvm_names(struct snippet *s, enum snippet_syntax syntax, const char
 				n_probes);
 		goto out;
 	}
+	for (int i = 0; i < s->n_llvm_insns; i++)
+		free(s->llvm_insns[i]);
+	free(s->llvm_insns);
+	s->n_llvm_insns = 0;
 	s->llvm_insns = calloc((size_t)n_snip + 1, sizeof(char *));
 	if (!s->llvm_insns) {
 		err = sbx_error(-ENOMEM, "out of memory");

@@ -184,6 +184,14 @@ in_range() {
 	in_range "$(json_value "$output")" 2.5 3.6
 }
 
+@test "values are per instruction, counted by llvm-mc where capstone cannot decode" {
+	command -v llvm-mc-14 >/dev/null || skip "llvm-mc-14 is not installed"
+	grep -qw avx512bw /proc/cpuinfo || skip "no AVX-512 (kmovq) on this CPU"
+	run -0 --separate-stderr sbx run --json --asm $'kmovq %k2, %rbx\nimulq %rax, %rax'
+	assert_output --regexp '"instructions":\["(kmovq %k2, %rbx|KMOVQrk RBX K2)","(imulq %rax, %rax|IMUL64rr RAX RAX RAX)"\]'
+	in_range "$(json_value "$output")" 1.2 1.8
+}
+
 @test "--no-diff reports the K run, set-up included" {
 	run -0 --separate-stderr sbx run --json --no-diff --min-instructions 100 "$SN/add-chain.s"
 	assert_output --partial '"diff":false'

@@ -144,6 +144,8 @@ static void test_assemble(void)
 	}
 	CHECK_EQ_INT(s->code_size, 7);
 	CHECK_EQ_INT(s->n_insns, 2);
+	CHECK_EQ_INT(s->insn_count, 2);
+	CHECK(s->decoded_all);
 	CHECK_EQ_STR(s->insns[1].text, "imulq %rax, %rax");
 	CHECK_EQ_INT(s->insns[1].offset, 3);
 	CHECK(s->vec_init_size > 0);	/* the XMM1 set-up */

@@ -82,8 +82,13 @@ struct snippet {
 	size_t code_size;
 	uint8_t *vec_init;		/* set-up of vector and mask registers (uses rax, stack) */
 	size_t vec_init_size;
-	struct snippet_insn *insns;
+	struct snippet_insn *insns;	/* capstone's decoding; bytes it cannot decode
+					   end it as one ".byte" pseudo-instruction */
 	int n_insns;
+	int insn_count;			/* instructions, what values are divided by:
+					   capstone's count, or llvm-mc's where capstone
+					   could not decode everything */
+	bool decoded_all;		/* capstone decoded every byte */
 
 	/* filled by snippet_llvm_names() */
 	char **llvm_insns;		/* "ADD64rr RAX RAX RBX", as llvm-exegesis writes them */
