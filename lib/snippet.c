@@ -842,6 +842,16 @@ struct probe {
 	int operand;		/* which operand holds the register */
 };
 
+/* Copy a register name of up to 7 characters in lower case. */
+static void lower_copy(char out[8], const char *name)
+{
+	int j = 0;
+
+	for (; j < 7 && name[j]; j++)
+		out[j] = (char)tolower((unsigned char)name[j]);
+	out[j] = 0;
+}
+
 static int make_probes(struct probe *p)
 {
 	static const char *const gpr16[16] = {
@@ -860,21 +870,17 @@ static int make_probes(struct probe *p)
 	for (int i = 0; i < 16; i++) {
 		char lower[8];
 
-		for (int j = 0; j < 8; j++)
-			lower[j] = (char)tolower((unsigned char)gpr64[i][j]);
+		lower_copy(lower, gpr64[i]);
 		PROBE("pushq %%%s", gpr64[i], 0, lower);
-		for (int j = 0; j < 8; j++)
-			lower[j] = (char)tolower((unsigned char)gpr32[i][j]);
+		lower_copy(lower, gpr32[i]);
 		PROBE("incl %%%s", gpr32[i], 0, lower);
-		for (int j = 0; j < 8; j++)
-			lower[j] = (char)tolower((unsigned char)gpr16[i][j]);
+		lower_copy(lower, gpr16[i]);
 		PROBE("incw %%%s", gpr16[i], 0, lower);
 	}
 	for (int i = 0; i < 20; i++) {
 		char lower[8];
 
-		for (int j = 0; j < 8; j++)
-			lower[j] = (char)tolower((unsigned char)gpr8[i][j]);
+		lower_copy(lower, gpr8[i]);
 		PROBE("incb %%%s", gpr8[i], 0, lower);
 	}
 	for (int i = 0; i < 32; i++) {
