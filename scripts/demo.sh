@@ -1,7 +1,46 @@
 #!/usr/bin/env bash
-# make demo: the main jobs of sbx on bundled inputs.
+# make demo: the main jobs of sbx on bundled inputs (snippets in tests/data/snippets,
+# workloads in tests/workloads). Each step prints the command it runs.
 set -eu
 cd "$(dirname "$0")/.."
-say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
-say ./sbx help
-./sbx help
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+snippets=tests/data/snippets
+
+step() {
+	printf '\n\033[1m$ %s\033[0m\n' "$*"
+	"$@"
+}
+
+step ./sbx help
+
+# sbx run: latency of dependent chains; without a PMU the cycles are estimated from the TSC
+step ./sbx run $snippets/add-chain.s $snippets/imul-chain.s
+step ./sbx run --mode inverse_throughput $snippets/add-independent.s
+step ./sbx run --asm 'imul %rax, %rax' --format yaml
+# a crashing snippet is an error of its own, the others are still measured (exit status 1)
+printf '\n\033[1m$ %s\033[0m\n' "./sbx run $snippets/segv.s $snippets/add-chain.s"
+if ./sbx run $snippets/segv.s $snippets/add-chain.s; then
+	echo "demo: a crashing snippet should make sbx run exit 1" >&2
+	exit 1
+fi
+
+# sbx record / report / script: four processes of one PIE binary at once, each in its own
+# function; every sample is attributed through its own process's address space
+step ./sbx record -o "$out/perf.data" -- tests/workloads/forker 4 100
+step ./sbx report -i "$out/perf.data" --sort pid,comm,sym -n 8
+step ./sbx report -i "$out/perf.data" --sort sym --json -n 3
+printf '\n\033[1m$ %s\033[0m\n' "./sbx script -i $out/perf.data | head -n 5"
+./sbx script -i "$out/perf.data" | head -n 5
+printf '\n\033[1m$ %s\033[0m\n' "./sbx script --json -i $out/perf.data | head -n 2"
+./sbx script --json -i "$out/perf.data" | head -n 2
+
+# pipe mode: record straight into report
+printf '\n\033[1m$ %s\033[0m\n' "./sbx record -q -o - -- tests/workloads/noploop | ./sbx report -i - -n 3"
+./sbx record -q -o - -- tests/workloads/noploop | ./sbx report -i - -n 3
+
+# the judge: Linux perf reads what sbx wrote
+if command -v perf >/dev/null; then
+	printf '\n\033[1m$ %s\033[0m\n' "perf report --stdio -i $out/perf.data --sort pid,sym | grep spin_"
+	perf report --stdio -i "$out/perf.data" --sort pid,sym 2>/dev/null | grep spin_
+fi
