@@ -63,10 +63,15 @@ static void child_main(struct workload *w, int cork_rd, int err_wr)
 {
 	struct rlimit no_core = { 0, 0 };
 	int pin_errno = 0;
+	sigset_t none;
 	char c;
 	ssize_t n;
 
 	setrlimit(RLIMIT_CORE, &no_core);
+	/* what the parent ignores or blocks for itself is not the workload's business */
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (w->opts.stdio_fds) {
 		for (int i = 0; i < 3; i++)
 			if (w->opts.stdio_fds[i] >= 0 && w->opts.stdio_fds[i] != i)

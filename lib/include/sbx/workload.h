@@ -67,7 +67,8 @@ struct workload_opts {
  * Fork the child and leave it corked: it has pinned itself (opts->cpu) and
  * waits on the cork pipe. Exactly one of opts->argv and opts->fn is set.
  * With WORKLOAD_PTRACE the child is already seized on return. Core dumps
- * are off in the child (RLIMIT_CORE 0). opts is copied (argv is not: it
+ * are off in the child (RLIMIT_CORE 0), SIGPIPE is back to its default
+ * action and no signal is blocked; it gets SIGKILL if the parent dies. opts is copied (argv is not: it
  * must stay valid until workload_start()).
  * Returns 0 and the workload in *out (freed with workload_free()), or a
  * negative errno with an sbx_error message.
