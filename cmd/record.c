@@ -456,6 +456,10 @@ int cmd_record(int argc, char **argv)
 			goto fail_lib;
 	}
 
+	/* samples dropped so late that no LOST record told of them */
+	err = record_flush_lost(r, sink, &ctx);
+	if (err < 0)
+		goto fail_lib;
 	stats = record_stats(r);
 	dso_hits_flush(ctx.hits);
 	err = dso_hits_build_id_feature(ctx.hits, &buf, &len, &nr);

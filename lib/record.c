@@ -50,6 +50,7 @@ struct record {
 	size_t page_size;
 	bool opened;
 	bool kernel_excluded;	/* fell back to user space only */
+	bool no_read_lost;	/* the kernel predates PERF_FORMAT_LOST */
 };
 
 static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
@@ -231,7 +232,8 @@ static void finish_attrs(struct record *r)
 			a->freq = 1;
 			a->sample_freq = r->cfg.freq ? r->cfg.freq : 4000;
 		}
-		a->read_format = 0;
+		/* what the kernel dropped, readable at the end (Linux 6.0+) */
+		a->read_format = r->no_read_lost ? 0 : PERF_FORMAT_LOST;
 		a->disabled = 1;
 		a->sample_id_all = 1;
 		if (r->cfg.clockid >= 0) {
@@ -518,6 +520,11 @@ retry:
 						exclude_kernel(r);
 						goto retry;
 					}
+					if (errno == EINVAL && !r->nr_fds && !r->no_read_lost) {
+						r->no_read_lost = true;
+						finish_attrs(r);
+						goto retry;
+					}
 					err = open_error(errno, ev, tids[k], cpus[c]);
 					goto out;
 				}
@@ -698,6 +705,44 @@ long record_drain(struct record *r, record_sink_fn sink, void *ctx)
 		total += n;
 	}
 	return total;
+}
+
+/* The samples each counter's kernel side dropped, summed (PERF_FORMAT_LOST). */
+static uint64_t read_lost(const struct record *r)
+{
+	uint64_t v[2], sum = 0;
+	size_t i;
+
+	for (i = 0; i < r->nr_fds; i++)
+		if (read(r->fds[i], v, sizeof(v)) == (ssize_t)sizeof(v))
+			sum += v[1];
+	return sum;
+}
+
+int record_flush_lost(struct record *r, record_sink_fn sink, void *ctx)
+{
+	struct {
+		struct perf_event_header h;
+		uint64_t lost;
+		unsigned char trailer[64];
+	} rec;
+	uint64_t lost;
+	size_t n;
+	int err;
+
+	if (r->no_read_lost || !r->opened)
+		return 0;
+	lost = read_lost(r);
+	if (lost <= r->stats.lost)
+		return 0;
+	memset(&rec, 0, sizeof(rec));
+	rec.lost = lost - r->stats.lost;
+	n = record_write_id_hdr(r, rec.trailer, (uint32_t)-1, (uint32_t)-1);
+	rec.h.type = PERF_RECORD_LOST_SAMPLES;
+	rec.h.size = (uint16_t)(sizeof(rec.h) + 8 + n);
+	account(r, &rec.h);
+	err = sink(ctx, &rec.h);
+	return err < 0 ? err : 1;
 }
 
 int record_probe_branch_stack(const struct perf_event_attr *attr)

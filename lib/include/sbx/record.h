@@ -133,6 +133,17 @@ int record_poll(struct record *r, int timeout_ms);
  */
 long record_drain(struct record *r, record_sink_fn sink, void *ctx);
 
+/*
+ * After the last drain (counters disabled): the kernel reports samples it
+ * dropped as LOST records, but those dropped just before the end have no
+ * record yet. Read each counter's lost count (PERF_FORMAT_LOST, Linux 6.0+),
+ * and when it exceeds what the LOST records said, hand the difference to
+ * sink as one PERF_RECORD_LOST_SAMPLES record (counted in the stats).
+ * Returns 1 when a record was made, 0 when nothing was missing (or the
+ * kernel cannot tell), or the sink's negative errno.
+ */
+int record_flush_lost(struct record *r, record_sink_fn sink, void *ctx);
+
 /* The counts so far. */
 const struct record_stats *record_stats(const struct record *r);
 
