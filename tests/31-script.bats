@@ -49,7 +49,7 @@ for line in sys.stdin:
 	perf_samples "$W/nl.data" > "$W/perf.txt"
 	sbx_samples "$W/nl.data" > "$W/sbx.txt"
 	[ "$(wc -l < "$W/perf.txt")" -gt 20 ]
-	run -0 diff "$W/perf.txt" "$W/sbx.txt"
+	diff "$W/perf.txt" "$W/sbx.txt"
 	grep -q ' hot_a$' "$W/sbx.txt"
 	grep -q ' hot_b$' "$W/sbx.txt"
 }

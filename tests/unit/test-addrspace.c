@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "sbx/addrspace.h"
+#include "sbx/dso.h"
 #include "sbx/error.h"
 #include "sbx/perf-data.h"
 #include "sbx/session.h"
@@ -318,6 +320,138 @@ static void test_perf_map(void)
 	unlink(path);
 }
 
+/* A DSO whose recorded path is gone is found by build-id in the caches. */
+static void test_dso_by_build_id(void)
+{
+	char dir[] = "/tmp/sbx-debug-XXXXXX", path[512], exe[400], hex[41];
+	uint8_t id[20];
+	size_t size;
+	struct dso_cache *c;
+	struct dso *d;
+	const struct symbol *s;
+	struct symtab *t = symtab_from_elf("/proc/self/exe");
+	uint64_t marker = 0;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	CHECK(t && n > 0 && mkdtemp(dir));
+	if (!t || n <= 0)
+		return;
+	exe[n] = 0;
+	for (size_t i = 0; i < t->nr; i++)
+		if (!strcmp(t->syms[i].name, "sbx_test_marker_function"))
+			marker = t->syms[i].start;
+	symtab_free(t);
+	CHECK(marker != 0);
+	CHECK_EQ_INT(symbols_read_build_id(exe, id, sizeof(id), &size), 0);
+	symbols_build_id_hex(id, size, hex);
+
+	/* ~/.debug/.build-id/xx/rest/elf */
+	snprintf(path, sizeof(path), "%s/.build-id", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s", dir, hex);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/elf", dir, hex, hex + 2);
+	CHECK_EQ_INT(symlink(exe, path), 0);
+	c = dso_cache_new();
+	CHECK_EQ_INT(dso_cache_set_paths(c, dir, "/nonexistent", NULL), 0);
+	d = dso_cache_get(c, "/gone/since/recording", DSO_ELF);
+	CHECK(d == dso_cache_get(c, "/gone/since/recording", DSO_ELF));
+	dso_set_build_id(d, id, size);
+	s = dso_find_symbol(d, marker + 1);
+	CHECK(s && !strcmp(s->name, "sbx_test_marker_function"));
+	CHECK_EQ_STR(d->file, path);
+	dso_cache_free(c);
+	unlink(path);
+
+	/* the debuginfod client cache: DIR/<hex>/executable */
+	snprintf(path, sizeof(path), "%s/%s", dir, hex);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%s/executable", dir, hex);
+	CHECK_EQ_INT(symlink(exe, path), 0);
+	c = dso_cache_new();
+	CHECK_EQ_INT(dso_cache_set_paths(c, "/nonexistent", dir, NULL), 0);
+	d = dso_cache_get(c, "/gone/too", DSO_ELF);
+	dso_set_build_id(d, id, size);
+	s = dso_find_symbol(d, marker);
+	CHECK(s && !strcmp(s->name, "sbx_test_marker_function"));
+	dso_cache_free(c);
+	unlink(path);
+
+	/* a file at the recorded path with another build-id is not used */
+	c = dso_cache_new();
+	CHECK_EQ_INT(dso_cache_set_paths(c, "/nonexistent", "/nonexistent", NULL), 0);
+	d = dso_cache_get(c, exe, DSO_ELF);
+	id[0] ^= 0xff;
+	dso_set_build_id(d, id, size);
+	CHECK(dso_find_symbol(d, marker) == NULL);
+	CHECK(d->file == NULL);
+	dso_cache_free(c);
+	/* and with the right one (or none) it is */
+	c = dso_cache_new();
+	d = dso_cache_get(c, exe, DSO_ELF);
+	s = dso_find_symbol(d, marker);
+	CHECK(s && !strcmp(s->name, "sbx_test_marker_function"));
+	dso_cache_free(c);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	CHECK_EQ_INT(system(path), 0);
+}
+
+static void test_kernel_samples(void)
+{
+	char path[] = "/tmp/sbx-kallsyms-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	struct dso_cache *c = dso_cache_new();
+	struct machine *m;
+	struct addr_location al;
+	static union {
+		struct perf_event_header h;
+		uint8_t b[128];
+	} r;
+	uint32_t pid = (uint32_t)-1;
+	uint64_t q[3] = { 0xffffffff81000000ULL, 0x1000000, 0xffffffff81000000ULL };
+
+	fprintf(f, "ffffffff81000000 T _text\nffffffff81000100 T do_work\n"
+		   "ffffffff81000200 t helper\nffffffff81000300 D some_data\n"
+		   "ffffffffc0001000 t mod_fn\t[mymod]\n");
+	fclose(f);
+	CHECK_EQ_INT(dso_cache_set_paths(c, NULL, NULL, path), 0);
+	m = machine_new(c);
+	/* the kernel map as perf record synthesizes it, then a module */
+	r.h.type = PERF_RECORD_MMAP;
+	r.h.misc = PERF_RECORD_MISC_KERNEL;
+	r.h.size = 8 + 32 + 24;
+	memcpy(r.b + 8, &pid, 4);
+	memcpy(r.b + 16, q, 24);
+	strcpy((char *)r.b + 40, "[kernel.kallsyms]_text");
+	CHECK_EQ_INT(machine_process_record(m, &r.h), 0);
+	q[0] = 0xffffffffc0000000ULL;
+	q[1] = 0x10000;
+	q[2] = 0;
+	memcpy(r.b + 16, q, 24);
+	memset(r.b + 40, 0, 24);
+	strcpy((char *)r.b + 40, "/lib/modules/x/mymod.ko");
+	CHECK_EQ_INT(machine_process_record(m, &r.h), 0);
+	machine_resolve(m, 5, 5, PERF_RECORD_MISC_KERNEL, 0xffffffff81000210ULL, &al);
+	CHECK(al.kernel);
+	CHECK(al.dso && !strcmp(al.dso->short_name, "[kernel.kallsyms]"));
+	CHECK(al.sym && !strcmp(al.sym->name, "helper"));
+	machine_resolve(m, 5, 5, PERF_RECORD_MISC_KERNEL, 0xffffffffc0001008ULL, &al);
+	CHECK(al.dso && !strcmp(al.dso->short_name, "[mymod]"));
+	CHECK(al.sym && !strcmp(al.sym->name, "mod_fn"));
+	/* without a kernel map, still the kernel */
+	machine_free(m);
+	m = machine_new(c);
+	machine_resolve(m, 5, 5, PERF_RECORD_MISC_KERNEL, 0xffffffff81000105ULL, &al);
+	CHECK(al.dso && !strcmp(al.dso->path, "[kernel.kallsyms]"));
+	CHECK(al.sym && !strcmp(al.sym->name, "do_work"));
+	machine_free(m);
+	dso_cache_free(c);
+	unlink(path);
+}
+
 static const struct unit_test tests[] = {
 	TEST(test_fork_exec_exit),
 	TEST(test_same_binary_two_bases),
@@ -325,6 +459,8 @@ static const struct unit_test tests[] = {
 	TEST(test_session_orders_by_time),
 	TEST(test_elf_symbols_and_build_id),
 	TEST(test_perf_map),
+	TEST(test_dso_by_build_id),
+	TEST(test_kernel_samples),
 	{ 0 },
 };
 
