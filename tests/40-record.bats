@@ -364,17 +364,25 @@ top_entry() {
 	assert_regex "$output" "stdout is a terminal"
 }
 
-@test "tracepoints: perf script decodes the fields from the tracing data" {
+@test "tracepoints: perf script and sbx script decode the same fields from the tracing data" {
 	[ -d /sys/kernel/tracing/events/sched ] || [ -d /sys/kernel/debug/tracing/events/sched ] ||
 		skip "tracefs is not mounted"
 	run -0 --separate-stderr sbx record -e sched:sched_switch -o out.data -- \
 		sh -c 'sleep 0.01; sleep 0.01; sleep 0.01'
 	perf_script -i out.data
 	assert_line --regexp 'sched:sched_switch: prev_comm=sleep prev_pid=[0-9]+ prev_prio=[0-9]+ prev_state=[A-Z+]+ ==> next_comm=.* next_pid=[0-9]+'
+	# sbx script decodes the same values from the same tracing data
+	local perf_fields
+	perf_fields=$(printf '%s\n' "${lines[@]}" | sed 's/.*sched:sched_switch: //')
+	run -0 --separate-stderr sbx script -i out.data
+	assert_equal "$(printf '%s\n' "${lines[@]}" | sed 's/.*sched:sched_switch: //')" "$perf_fields"
 	# in pipe mode the tracing data travels in the stream
 	sbx record -q -e sched:sched_switch -o - -- sh -c 'sleep 0.01; sleep 0.01' > stream.data
 	perf_script -i stream.data
 	assert_line --regexp 'sched:sched_switch: prev_comm=.* ==> next_comm='
+	perf_fields=$(printf '%s\n' "${lines[@]}" | sed 's/.*sched:sched_switch: //')
+	run -0 --separate-stderr sbx script -i - < stream.data
+	assert_equal "$(printf '%s\n' "${lines[@]}" | sed 's/.*sched:sched_switch: //')" "$perf_fields"
 }
 
 @test "bad usage: nothing to record, -p with a command, a bad -m" {
