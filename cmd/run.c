@@ -513,6 +513,8 @@ int cmd_run(int argc, char **argv)
 		return opts_finish(&p, opts_usage_error(&p, "no snippet given (FILE, - or --asm)"));
 	if (c.ao.dump_object && n_inputs > 1)
 		return opts_finish(&p, opts_usage_error(&p, "--dump-object-to-disk takes one snippet"));
+	/* 10 significant digits: no 0.59555999999999998 */
+	json_c_set_serialization_double_format("%.10g", JSON_C_OPTION_THREAD);
 	c.name_width = 7;
 	for (int i = 0; i < n_inputs; i++)
 		if ((int)strlen(inputs[i].name) > c.name_width)
