@@ -570,6 +570,9 @@ static void describe_failure(const struct snippet *s, const struct shared *sh,
 	/* a system call stops with rip after the 2-byte syscall instruction */
 	if (st->signo == SIGSYS && ip >= 2)
 		ip -= 2;
+	/* and a breakpoint with rip after the 1-byte int3 */
+	if (st->signo == SIGTRAP && ip >= 1)
+		ip -= 1;
 	if (ip >= sh->copies_begin && st->fault_ip < sh->copies_end && s->code_size) {
 		size_t off = (size_t)(ip - sh->copies_begin) % s->code_size;
 		const struct snippet_insn *in = snippet_insn_at(s, off);
