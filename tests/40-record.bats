@@ -463,3 +463,16 @@ top_entry() {
 	perf_report --sort comm,sym -i out.data
 	assert_line --regexp ' hot +\[\.\] hot_alpha$'
 }
+
+@test "-o to a device or a FIFO is refused: the file is never renamed over it" {
+	run -1 --separate-stderr sbx record -e cpu-clock -o /dev/null -- true
+	assert_equal "${stderr_lines[-1]}" \
+		"sbx record: error: '/dev/null' is not a regular file; for a stream use -o - and redirect stdout"
+	[ -c /dev/null ]
+	mkfifo fifo
+	run -1 --separate-stderr sbx record -e cpu-clock -o fifo -- true
+	[ -p fifo ]
+	# an output folder that does not exist: one line, no file
+	run -1 --separate-stderr sbx record -e cpu-clock -o no/such/dir/out.data -- "$W/hot" 1000
+	assert_regex "${stderr_lines[-1]}" "^sbx record: error: cannot create a file beside 'no/such/dir/out.data'"
+}
