@@ -462,6 +462,10 @@ static int child_main(void *arg)
 		struct perf_event_attr at = a->attrs[i];
 
 		fds[nfd] = events_open(&at, 0, -1, -1, 0);
+		if (fds[nfd] < 0 && (errno == ENOENT || errno == EOPNOTSUPP) &&
+		    at.type != PERF_TYPE_SOFTWARE && at.type != PERF_TYPE_TRACEPOINT)
+			return child_fail(sh, "cannot open event '%s': not supported by this "
+					  "machine (no hardware PMU?)", a->o->events[i]);
 		if (fds[nfd] < 0)
 			return child_fail(sh, "cannot open event '%s': %s", a->o->events[i],
 					  strerror(errno));

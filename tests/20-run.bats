@@ -237,6 +237,16 @@ in_range() {
 	assert_equal "$stderr" "sbx run: error: unknown event 'task-clcok' (did you mean 'task-clock'?)"
 }
 
+@test "a hardware event on a machine without a PMU is a clear per-snippet error" {
+	require_perf_events
+	probe=$(perf stat -e instructions -x, true 2>&1 || true)
+	[[ $probe == *"not supported"* ]] || skip "this machine counts hardware events"
+	run -1 --separate-stderr sbx run --counters instructions "$SN/add-chain.s"
+	assert_equal "$stderr" "sbx run: error: $SN/add-chain.s: cannot open event 'instructions': not supported by this machine (no hardware PMU?)"
+	run -1 --separate-stderr sbx run --cycle-counter cycles "$SN/add-chain.s"
+	assert_equal "$stderr" "sbx run: error: this machine cannot count hardware cycles (no PMU, or perf_event_paranoid); try --cycle-counter tsc"
+}
+
 @test "--dump-object-to-disk keeps the object file" {
 	run -0 --separate-stderr sbx run --dump-object-to-disk "$BATS_TEST_TMPDIR/s.o" "$SN/imul-chain.s"
 	run -0 objdump -d "$BATS_TEST_TMPDIR/s.o"
