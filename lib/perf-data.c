@@ -125,20 +125,36 @@ static inline int cur_u64s(struct cursor *c, size_t nr, const uint64_t **out, bo
 	return 0;
 }
 
+/* In place; p need not be aligned (feature sections and ids are not always). */
 static void swap_u32s(void *p, size_t nr)
 {
-	uint32_t *u = p;
+	for (size_t i = 0; i < nr; i++) {
+		uint32_t v;
 
-	for (size_t i = 0; i < nr; i++)
-		u[i] = bswap_32(u[i]);
+		memcpy(&v, (char *)p + 4 * i, 4);
+		v = bswap_32(v);
+		memcpy((char *)p + 4 * i, &v, 4);
+	}
 }
 
 static void swap_u64s(void *p, size_t nr)
 {
-	uint64_t *u = p;
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t v;
 
-	for (size_t i = 0; i < nr; i++)
-		u[i] = bswap_64(u[i]);
+		memcpy(&v, (char *)p + 8 * i, 8);
+		v = bswap_64(v);
+		memcpy((char *)p + 8 * i, &v, 8);
+	}
+}
+
+/* A u32 at p, aligned or not, in native order. */
+static uint32_t rd32(const void *p, bool swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return swap ? bswap_32(v) : v;
 }
 
 /* ------------------------------------------------------------- attrs */
@@ -174,7 +190,11 @@ static void swap_attr(uint8_t *a, size_t size)
 		swap_u64s(a + 96, 1);
 	if (size >= 112) {
 		swap_u32s(a + 104, 1);
-		*(uint16_t *)(a + 108) = bswap_16(*(uint16_t *)(a + 108));
+		uint16_t v;
+
+		memcpy(&v, a + 108, 2);
+		v = bswap_16(v);
+		memcpy(a + 108, &v, 2);
 	}
 	if (size >= 120)
 		swap_u32s(a + 112, 2);
@@ -260,8 +280,12 @@ static int add_attr(struct perf_data *d, const uint8_t *p, size_t size,
 		memcpy(a->ids, ids, nr_ids * 8);
 		a->nr_ids = nr_ids;
 		d->id_index = e;
-		for (size_t i = 0; i < nr_ids; i++)
-			e[d->nr_ids++] = (struct id_entry){ ids[i], d->nr_attrs };
+		for (size_t i = 0; i < nr_ids; i++) {
+			uint64_t id;
+
+			memcpy(&id, (const char *)ids + 8 * i, 8);
+			e[d->nr_ids++] = (struct id_entry){ id, d->nr_attrs };
+		}
 		d->id_index_sorted = false;
 	}
 	attr_positions(a);
@@ -599,7 +623,7 @@ static int swap_record(struct perf_data *d, uint8_t *rec)
 		switch (h->type) {
 		case PERF_RECORD_HEADER_ATTR:
 			if (len >= 8) {
-				uint32_t size = bswap_32(*(uint32_t *)(b + 4));
+				uint32_t size = rd32(b + 4, true);
 
 				if (!size)
 					size = PERF_ATTR_SIZE_VER0;
@@ -723,12 +747,13 @@ int perf_data_feature(const struct perf_data *d, int feat, const void **buf, siz
 /* A perf string at c: u32 len; char[len]. New string, or NULL. */
 static char *read_string(struct cursor *c, bool swap)
 {
-	uint32_t *lp = cur_take(c, 4), len;
+	uint8_t *lp = cur_take(c, 4);
+	uint32_t len;
 	char *s;
 
 	if (!lp)
 		return NULL;
-	len = swap ? bswap_32(*lp) : *lp;
+	len = rd32(lp, swap);
 	s = cur_take(c, len);
 	if (!s)
 		return NULL;
@@ -768,7 +793,8 @@ static void apply_event_desc(struct perf_data *d)
 	const void *buf;
 	size_t len;
 	struct cursor c;
-	uint32_t nr, attr_size, *p;
+	uint32_t nr, attr_size;
+	uint8_t *p;
 
 	if (perf_data_feature(d, HEADER_EVENT_DESC, &buf, &len) != 1)
 		return;
@@ -776,15 +802,16 @@ static void apply_event_desc(struct perf_data *d)
 	c.end = c.p + len;
 	if (!(p = cur_take(&c, 8)))
 		return;
-	nr = d->swap ? bswap_32(p[0]) : p[0];
-	attr_size = d->swap ? bswap_32(p[1]) : p[1];
+	nr = rd32(p, d->swap);
+	attr_size = rd32(p + 4, d->swap);
 	for (uint32_t i = 0; i < nr && i < d->nr_attrs; i++) {
-		uint32_t *np, nr_ids;
+		uint8_t *np;
+		uint32_t nr_ids;
 		char *name;
 
 		if (!cur_take(&c, attr_size) || !(np = cur_take(&c, 4)))
 			return;
-		nr_ids = d->swap ? bswap_32(*np) : *np;
+		nr_ids = rd32(np, d->swap);
 		name = read_string(&c, d->swap);
 		if (!name)
 			return;
@@ -833,6 +860,8 @@ static int open_file_mode(struct perf_data *d)
 				 "(%llu bytes at %llu in a file of %zu): truncated?",
 				 (unsigned long long)fh.data.size,
 				 (unsigned long long)fh.data.offset, d->map_len);
+	if (fh.data.offset % 8)
+		return sbx_error(-EINVAL, "the data section is not 8-byte aligned");
 	if (fh.attrs.offset < fh.size || fh.data.offset < fh.size)
 		return sbx_error(-EINVAL, "the header overlaps the attrs or data");
 	if (fh.attrs.size && fh.data.size &&
@@ -847,7 +876,7 @@ static int open_file_mode(struct perf_data *d)
 		uint64_t *idp;
 		int err;
 
-		size = d->swap ? bswap_32(*(uint32_t *)(a + 4)) : *(uint32_t *)(a + 4);
+		size = rd32(a + 4, d->swap);
 		if (!size)
 			size = PERF_ATTR_SIZE_VER0;
 		if (size + sizeof(ids) > fh.attr_size)

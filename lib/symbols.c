@@ -307,9 +307,18 @@ static int load_symtab_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct bui
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
 		bind = GELF_ST_BIND(sym.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
-		    !sym.st_value)
+		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || !sym.st_value)
 			continue;
+		/* functions, and labels in code (_start is one), as perf takes them */
+		if (type == STT_NOTYPE) {
+			Elf_Scn *sec = elf_getscn(elf, sym.st_shndx);
+			GElf_Shdr ssh;
+
+			if (!sec || !gelf_getshdr(sec, &ssh) || !(ssh.sh_flags & SHF_EXECINSTR))
+				continue;
+		} else if (type != STT_FUNC && type != STT_GNU_IFUNC) {
+			continue;
+		}
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!name || !*name)
 			continue;
