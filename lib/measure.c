@@ -39,6 +39,7 @@ enum counter_kind { CK_HW, CK_TSC, CK_TASK };
 /* What the child writes for the parent (a MAP_SHARED page). */
 struct shared {
 	int done;		/* measuring finished */
+	int multiplexed;	/* 1 + the index of a counter not running all the time */
 	int setup_failed;	/* msg says why */
 	char msg[256];
 	uint64_t copies_begin, copies_end;	/* the snippet's copies in the child */
@@ -364,11 +365,20 @@ static inline uint64_t tsc_end(bool rdtscp)
 	return (uint64_t)hi << 32 | lo;
 }
 
-static void read_counters(const int *fds, int n, uint64_t *v)
+/* Read the counters (value, time enabled, time running); note one that was multiplexed. */
+static void read_counters(struct shared *sh, const int *fds, int n, uint64_t *v)
 {
-	for (int i = 0; i < n; i++)
-		if (read(fds[i], &v[i], sizeof(v[i])) != sizeof(v[i]))
+	for (int i = 0; i < n; i++) {
+		uint64_t r[3];
+
+		if (read(fds[i], r, sizeof(r)) != sizeof(r)) {
 			v[i] = 0;
+			continue;
+		}
+		v[i] = r[0];
+		if (r[1] != r[2] && !sh->multiplexed)
+			sh->multiplexed = 1 + i;
+	}
 }
 
 /* One timed run: out[0] the cycle counter, out[1..] the events. */
@@ -378,13 +388,13 @@ static void run_once(const struct child_arg *a, void (*fn)(void), const int *fds
 	uint64_t before[1 + MEASURE_MAX_EVENTS], after[1 + MEASURE_MAX_EVENTS];
 	uint64_t t0 = 0, t1 = 0;
 
-	read_counters(fds, nfd, before);
+	read_counters(a->sh, fds, nfd, before);
 	if (a->ck == CK_TSC)
 		t0 = tsc_begin();
 	fn();
 	if (a->ck == CK_TSC)
 		t1 = tsc_end(a->has_rdtscp);
-	read_counters(fds, nfd, after);
+	read_counters(a->sh, fds, nfd, after);
 	if (a->ck == CK_TSC) {
 		out[0] = t1 - t0;
 		for (int i = 0; i < nfd; i++)
@@ -452,6 +462,7 @@ static int child_main(void *arg)
 		at.config = a->ck == CK_HW ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_TASK_CLOCK;
 		at.exclude_kernel = a->ck == CK_HW;
 		at.exclude_hv = 1;
+		at.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 		fds[nfd] = events_open(&at, 0, -1, -1, 0);
 		if (fds[nfd] < 0)
 			return child_fail(sh, "cannot open the %s counter: %s",
@@ -460,6 +471,8 @@ static int child_main(void *arg)
 	}
 	for (int i = 0; i < a->n_events; i++) {
 		struct perf_event_attr at = a->attrs[i];
+
+		at.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 
 		fds[nfd] = events_open(&at, 0, -1, -1, 0);
 		if (fds[nfd] < 0 && (errno == ENOENT || errno == EOPNOTSUPP) &&
@@ -652,6 +665,15 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 	}
 	if (!(st.exited && st.exit_code == 0 && sh->done)) {
 		describe_failure(s, sh, &st, o->timeout_s, r->error, sizeof(r->error));
+		munmap(sh, sh_size);
+		return 0;
+	}
+	if (sh->multiplexed) {
+		int i = sh->multiplexed - 1 - (ck == CK_TSC ? 0 : 1);
+
+		snprintf(r->error, sizeof(r->error), "the counter %s was not scheduled on the CPU "
+			 "the entire time (too many --counters, or the NMI watchdog holds one)",
+			 i < 0 ? r->counter : o->events[i]);
 		munmap(sh, sh_size);
 		return 0;
 	}
