@@ -147,6 +147,23 @@ compare_rows() {	# $1 perf rows, $2 sbx rows
 	echo "$output" | jq -e '[.[] | select(.symbol == "hot_b")] | length == 1'
 }
 
+@test "report: two events in one file, each with its own table and ids" {
+	perf record -q -e cpu-clock,task-clock -F 999 -o "$W/two.data" -- "$WORKLOADS/noploop" 200 \
+		>/dev/null 2>&1 || skip "perf cannot record two events here"
+	run -0 sbx report -i "$W/two.data"
+	assert_line --partial "of event 'cpu-clock'"
+	assert_line --partial "of event 'task-clock'"
+	run -0 sbx report --json -i "$W/two.data" -s sym
+	for ev in cpu-clock task-clock; do
+		# perf's share of hot_a for this event, and ours
+		p=$(perf report --stdio --no-children -i "$W/two.data" -s sym 2>/dev/null |
+			awk -v ev="'$ev'" '/^# Samples:/ { on = ($NF == ev) } on && / hot_a$/ { sub(/%/, "", $1); print $1 }')
+		s=$(echo "$output" | jq --arg e "$ev" '.[] | select(.event == $e and .symbol == "hot_a") | .percent')
+		python3 -c "import sys; sys.exit(0 if abs($p - $s) <= 1 else 1)" ||
+			{ echo "$ev: perf $p sbx $s"; false; }
+	done
+}
+
 @test "report: bad input gives one clear error and exit 1" {
 	run -1 --separate-stderr sbx report -i "$W/no-such-file"
 	assert_equal "$stderr" "sbx report: error: cannot open '$W/no-such-file': No such file or directory"
