@@ -385,7 +385,50 @@ static int parse_ulong(struct sbx_opts *p, const char *opt, const char *s, unsig
 	return 0;
 }
 
+/*
+ * llvm-exegesis (LLVM's command-line library) takes long options with one
+ * dash too: -mode=latency. Spell those as --mode=latency for getopt, so
+ * that its users' command lines work. sbx run has no short options but -h.
+ */
+static void exegesis_dashes(int argc, char **argv, char **copies)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		size_t len;
+
+		if (!strcmp(a, "--"))
+			break;
+		if (a[0] != '-' || a[1] == '-' || !a[1] || !a[2])
+			continue;
+		len = strcspn(a + 1, "=");
+		for (const struct sbx_option *o = run_options; o->long_name; o++) {
+			if (strlen(o->long_name) == len && !strncmp(o->long_name, a + 1, len) &&
+			    asprintf(&copies[i], "-%s", a) > 0) {
+				argv[i] = copies[i];
+				break;
+			}
+		}
+	}
+}
+
+static int run_main(int argc, char **argv);
+
 int cmd_run(int argc, char **argv)
+{
+	char **copies = calloc((size_t)argc + 1, sizeof(char *));
+	int ret;
+
+	if (!copies)
+		return error("out of memory");
+	exegesis_dashes(argc, argv, copies);
+	ret = run_main(argc, argv);
+	for (int i = 0; i < argc; i++)
+		free(copies[i]);
+	free(copies);
+	return ret;
+}
+
+static int run_main(int argc, char **argv)
 {
 	static struct input inputs[MAX_INPUTS];
 	struct run_cfg c;
