@@ -32,7 +32,7 @@ enum {
 static const struct sbx_option script_options[] = {
 	{ "input", 'i', "FILE", "perf.data to read, - for stdin (default ./perf.data)", 0 },
 	{ "fields", 'F', "FIELDS", "fields to print (comm,pid,tid,cpu,time,period,event,ip,"
-	  "sym,symoff,dso,addr,trace; +F/-F adds to/removes from the defaults)", 0 },
+	  "sym,symoff,dso,addr,trace,callchain; +F/-F adds to/removes from the defaults)", 0 },
 	{ "show-mmap-events", 0, NULL, "also print MMAP and MMAP2 records", OPT_MMAP },
 	{ "show-task-events", 0, NULL, "also print COMM, FORK and EXIT records", OPT_TASK },
 	{ "json", 0, NULL, "print one JSON object per line (JSON Lines)", OPT_JSON },
@@ -41,16 +41,17 @@ static const struct sbx_option script_options[] = {
 
 enum field {
 	F_COMM, F_PID, F_TID, F_CPU, F_TIME, F_PERIOD, F_EVENT, F_IP, F_SYM, F_SYMOFF,
-	F_DSO, F_ADDR, F_TRACE, NR_FIELDS
+	F_DSO, F_ADDR, F_TRACE, F_CALLCHAIN, NR_FIELDS
 };
 
 static const char *const field_names[NR_FIELDS] = {
 	"comm", "pid", "tid", "cpu", "time", "period", "event", "ip", "sym", "symoff",
-	"dso", "addr", "trace",
+	"dso", "addr", "trace", "callchain",
 };
 
 struct script {
 	bool field[NR_FIELDS];
+	bool fields_given;	/* -F was used: no default differs between text and JSON */
 	bool json, show_mmap, show_task;
 	struct perf_data *data;
 	struct machine *machine;
@@ -68,6 +69,7 @@ static int parse_fields(struct script *s, const char *arg)
 		return -ENOMEM;
 	if (!relative)
 		memset(s->field, 0, sizeof(s->field));
+	s->fields_given = true;
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		bool add = true;
 		size_t f;
@@ -160,6 +162,49 @@ static const char *dso_path(const struct addr_location *al)
 	return al->dso ? al->dso->path : "[unknown]";
 }
 
+/* The frames of a call chain: JSON array, or lines like perf script's. */
+static json_object *print_callchain(struct script *s, const struct perf_sample *smp)
+{
+	json_object *arr = s->json ? json_object_new_array() : NULL;
+	uint8_t mode = smp->cpumode;
+
+	for (uint64_t i = 0; i < smp->callchain_nr; i++) {
+		uint64_t ip = smp->callchain[i];
+		struct addr_location al;
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			/* a context marker: where the next frames are */
+			if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
+				mode = PERF_RECORD_MISC_KERNEL;
+			else if (ip == (uint64_t)PERF_CONTEXT_USER)
+				mode = PERF_RECORD_MISC_USER;
+			else if (ip == (uint64_t)PERF_CONTEXT_HV)
+				mode = PERF_RECORD_MISC_HYPERVISOR;
+			continue;
+		}
+		machine_resolve(s->machine, smp->pid, smp->tid, mode, ip, &al);
+		if (arr) {
+			json_object *f = json_object_new_object();
+
+			json_object_object_add(f, "ip", json_object_new_uint64(ip));
+			json_object_object_add(f, "symbol", al.sym ?
+					       json_object_new_string(al.sym->name) : NULL);
+			if (al.sym)
+				json_object_object_add(f, "symoff",
+						       json_object_new_uint64(al.addr - al.sym->start));
+			json_object_object_add(f, "dso", al.dso ?
+					       json_object_new_string(al.dso->path) : NULL);
+			json_object_array_add(arr, f);
+		} else {
+			printf("\t%16" PRIx64 " %s", ip, sym_name(&al));
+			if (al.sym)
+				printf("+0x%" PRIx64, al.addr - al.sym->start);
+			printf(" (%s)\n", dso_path(&al));
+		}
+	}
+	return arr;
+}
+
 static void print_time_text(uint64_t t)
 {
 	printf("%5" PRIu64 ".%06" PRIu64 ": ", t / 1000000000, t % 1000000000 / 1000);
@@ -207,6 +252,8 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 					       json_object_new_string(al.dso->path) : NULL);
 		if (f[F_ADDR] && (type & PERF_SAMPLE_ADDR))
 			json_object_object_add(o, "addr", json_object_new_uint64(smp->addr));
+		if ((f[F_CALLCHAIN] || !s->fields_given) && smp->callchain)
+			json_object_object_add(o, "callchain", print_callchain(s, smp));
 		if (ev) {
 			struct tep_format_field **fields = tep_event_fields(ev);
 			json_object *fo = json_object_new_object();
@@ -264,6 +311,11 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 	if (f[F_ADDR] && (type & PERF_SAMPLE_ADDR))
 		printf(" %16" PRIx64, smp->addr);
 	printf("\n");
+	/* text: one line per event unless the frames are asked for */
+	if (f[F_CALLCHAIN] && smp->callchain) {
+		print_callchain(s, smp);
+		printf("\n");
+	}
 	return 0;
 }
 
@@ -382,7 +434,7 @@ int cmd_script(int argc, char **argv)
 	int c, err, ret = EXIT_FAILED;
 
 	for (int f = 0; f < NR_FIELDS; f++)
-		s.field[f] = f != F_ADDR;
+		s.field[f] = f != F_ADDR && f != F_CALLCHAIN;
 	s.json = sbx_globals.json;
 	opts_init(&p, "script", script_usage, script_options, argc, argv, 0);
 	while ((c = opts_next(&p)) != OPTS_END) {
@@ -394,7 +446,7 @@ int cmd_script(int argc, char **argv)
 			if (parse_fields(&s, p.arg)) {
 				ret = opts_usage_error(&p, "bad -F '%s': fields are comm, pid, tid, "
 						       "cpu, time, period, event, ip, sym, symoff, "
-						       "dso, addr, trace", p.arg);
+						       "dso, addr, trace, callchain", p.arg);
 				opts_finish(&p, c);
 				return ret;
 			}

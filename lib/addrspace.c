@@ -172,6 +172,12 @@ struct process {
 	uint32_t pid;
 	bool dead;
 	struct addrspace as;
+	/*
+	 * The maps from before the last exec: only looked at for addresses
+	 * that no current map holds, i.e. the user frames of samples taken in
+	 * the exec system call itself (perf keeps them for the same reason).
+	 */
+	struct addrspace pre_exec;
 };
 
 struct thread {
@@ -266,6 +272,7 @@ void machine_free(struct machine *m)
 		return;
 	for (size_t i = 0; i < m->nr_procs; i++) {
 		free(m->all_procs[i]->as.maps);
+		free(m->all_procs[i]->pre_exec.maps);
 		free(m->all_procs[i]);
 	}
 	for (size_t i = 0; i < m->nr_threads; i++)
@@ -479,6 +486,10 @@ int machine_process_record(struct machine *m, const struct perf_event_header *re
 			p = process_get(m, u[0]);
 			if (!p)
 				return -ENOMEM;
+			struct addrspace old = p->pre_exec;
+
+			p->pre_exec = p->as;
+			p->as = old;
 			p->as.nr = 0;
 			p->as.last = 0;
 			p->dead = false;
@@ -588,6 +599,8 @@ void machine_resolve(struct machine *m, uint32_t pid, uint32_t tid, uint8_t cpum
 	if (!p)
 		return;
 	al->map = addrspace_find_map(&p->as, ip);
+	if (!al->map)
+		al->map = addrspace_find_map(&p->pre_exec, ip);
 	if (!al->map)
 		return;
 	al->dso = al->map->dso;

@@ -12,6 +12,8 @@ setup_file() {
 		>/dev/null 2>&1 || true
 	perf record -q -e cpu-clock -F 999 -o - -- "$WORKLOADS/noploop" 200 \
 		>"$W/pipe.data" 2>/dev/null || true
+	perf record -q -e cpu-clock -F 999 -g -o "$W/g.data" -- "$WORKLOADS/forker" 2 200 \
+		>/dev/null 2>&1 || true
 	# tracepoints need tracefs
 	if [ ! -e /sys/kernel/tracing/events ]; then
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
@@ -84,6 +86,26 @@ for line in sys.stdin:
 	assert_line --regexp 'cpu-clock: hot_a\+0x'
 	run -2 --separate-stderr sbx script -F comm,nosuch -i "$W/nl.data"
 	[[ "$stderr" == *"bad -F"* ]]
+}
+
+@test "script: call chains, frame by frame as perf script resolves them" {
+	[ -s "$W/g.data" ] || skip "perf record -g could not record here"
+	perf script -i "$W/g.data" -F ip,sym,symoff 2>/dev/null | awk 'NF >= 2 { print $2 }' > "$W/perf-frames"
+	sbx script --json -i "$W/g.data" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    for f in json.loads(line).get("callchain", []):
+        print("[unknown]" if f["symbol"] is None else "%s+0x%x" % (f["symbol"], f["symoff"]))' \
+		> "$W/sbx-frames"
+	[ "$(wc -l < "$W/perf-frames")" -gt 50 ]
+	diff "$W/perf-frames" "$W/sbx-frames"
+	grep -qE '^spin_[01]\+0x' "$W/sbx-frames"
+	# text: one line per sample, unless -F +callchain asks for the frames
+	run -0 sbx script -i "$W/g.data"
+	n=${#lines[@]}
+	run -0 sbx script -F +callchain -i "$W/g.data"
+	[ "${#lines[@]}" -gt "$n" ]
+	assert_line --regexp $'^\t +[0-9a-f]+ spin_[01]\\+0x[0-9a-f]+ \\(.*/forker\\)$'
 }
 
 @test "script: --show-mmap-events and --show-task-events" {

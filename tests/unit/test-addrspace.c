@@ -100,9 +100,15 @@ static void test_fork_exec_exit(void)
 	CHECK_EQ_STR(al.comm, "parent");
 	/* exec: the child starts afresh, the parent keeps its maps */
 	CHECK_EQ_INT(machine_process_record(m, comm(11, 11, "child", true)), 0);
-	CHECK_EQ_STR(dso_at(m, 11, 0x1800, NULL), "(none)");
 	CHECK_EQ_INT(machine_process_record(m, mmap2(11, 0x1000, 0x1000, 0, "/x/b")), 0);
 	CHECK_EQ_STR(dso_at(m, 11, 0x1800, NULL), "/x/b");
+	/* the old image only where nothing new is mapped (frames inside execve) */
+	CHECK_EQ_STR(dso_at(m, 11, 0x2800, NULL), "/x/a");
+	/* a second exec forgets the first image */
+	CHECK_EQ_INT(machine_process_record(m, comm(11, 11, "child", true)), 0);
+	CHECK_EQ_STR(dso_at(m, 11, 0x2800, NULL), "(none)");
+	CHECK_EQ_STR(dso_at(m, 11, 0x1800, NULL), "/x/b");
+	CHECK_EQ_INT(machine_process_record(m, mmap2(11, 0x1000, 0x1000, 0, "/x/b")), 0);
 	CHECK_EQ_STR(dso_at(m, 10, 0x1800, NULL), "/x/a");
 	CHECK_EQ_STR(machine_comm(m, 11), "child");
 	/* a map added to the child after fork is not the parent's */

@@ -10,7 +10,9 @@
  *    to the kernel's maps); data (non-exec) maps are ignored.
  *  - FORK of a new process copies the parent's maps; a new thread (pid ==
  *    ppid) shares its process's maps and inherits the parent thread's comm.
- *  - COMM with PERF_RECORD_MISC_COMM_EXEC starts a fresh address space.
+ *  - COMM with PERF_RECORD_MISC_COMM_EXEC starts a fresh address space;
+ *    the maps from before it are kept aside, only for addresses that no
+ *    new map holds (the user frames of a sample taken inside execve).
  *  - EXIT of the last thread retires the process; a later FORK of the same
  *    pid makes a new one.
  *
