@@ -404,6 +404,35 @@ static void test_dso_by_build_id(void)
 	CHECK_EQ_INT(system(path), 0);
 }
 
+/* Anonymous executable memory of a JIT resolves through /tmp/perf-PID.map. */
+static void test_anon_map_uses_perf_map(void)
+{
+	uint32_t pid = 4000000 + (uint32_t)getpid() % 100000;	/* above pid_max */
+	char path[64];
+	FILE *f;
+	struct dso_cache *c = dso_cache_new();
+	struct machine *m = machine_new(c);
+	struct addr_location al;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "7f1200000100 80 js_hot_loop\n");
+	fclose(f);
+	CHECK_EQ_INT(machine_process_record(m, mmap2(pid, 0x7f1200000000ULL, 0x10000, 0,
+						     "//anon")), 0);
+	machine_resolve(m, pid, pid, PERF_RECORD_MISC_USER, 0x7f1200000140ULL, &al);
+	CHECK(al.dso && !strcmp(al.dso->path, path));
+	CHECK(al.sym && !strcmp(al.sym->name, "js_hot_loop"));
+	machine_resolve(m, pid, pid, PERF_RECORD_MISC_USER, 0x7f1200000200ULL, &al);
+	CHECK(al.dso && al.sym == NULL);
+	machine_free(m);
+	dso_cache_free(c);
+	unlink(path);
+}
+
 static void test_kernel_samples(void)
 {
 	char path[] = "/tmp/sbx-kallsyms-XXXXXX";
@@ -467,6 +496,7 @@ static const struct unit_test tests[] = {
 	TEST(test_perf_map),
 	TEST(test_dso_by_build_id),
 	TEST(test_kernel_samples),
+	TEST(test_anon_map_uses_perf_map),
 	{ 0 },
 };
 
