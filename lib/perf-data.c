@@ -943,6 +943,47 @@ static int check_magic(struct perf_data *d, const uint8_t *p)
 	return sbx_error(-EINVAL, "not a perf.data file (bad magic)");
 }
 
+/* Read the rest of a stream after its first 16 bytes into d->map. */
+static int slurp_stream(struct perf_data *d, const uint8_t *first16)
+{
+	size_t cap = 1 << 20, len = 16;
+	uint8_t *buf = malloc(cap);
+
+	if (!buf)
+		return sbx_error(-ENOMEM, "out of memory");
+	memcpy(buf, first16, 16);
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			uint8_t *b = realloc(buf, cap * 2);
+
+			if (!b) {
+				free(buf);
+				return sbx_error(-ENOMEM, "out of memory reading a file-mode "
+						 "perf.data from a pipe");
+			}
+			buf = b;
+			cap *= 2;
+		}
+		n = read(d->fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(buf);
+			return sbx_error_errno(-errno, "cannot read the input");
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	d->map = buf;
+	d->map_len = len;
+	d->map_owned = true;
+	d->stream = false;
+	return 0;
+}
+
 /* Decide the mode once the first 16 bytes are known. */
 static int open_common(struct perf_data *d, const uint8_t *first16)
 {
@@ -955,9 +996,12 @@ static int open_common(struct perf_data *d, const uint8_t *first16)
 	if (d->swap)
 		size = bswap_64(size);
 	d->pipe = size == 16;
-	if (d->stream && !d->pipe)
-		return sbx_error(-EINVAL, "a file-mode perf.data cannot be read from a pipe: "
-				 "give it as a file, or record with -o -");
+	if (d->stream && !d->pipe) {
+		/* file mode needs to seek: take the whole stream into memory */
+		err = slurp_stream(d, first16);
+		if (err)
+			return err;
+	}
 	if (d->pipe) {
 		d->pos = 16;
 		d->data_end = d->stream ? UINT64_MAX : d->map_len;

@@ -145,6 +145,9 @@ compare_rows() {	# $1 perf rows, $2 sbx rows
 		'$SBX' report --json -i - -s sym"
 	[ "$(echo "$output" | jq -r '.[0].symbol')" = hot_a ]
 	echo "$output" | jq -e '[.[] | select(.symbol == "hot_b")] | length == 1'
+	# a file-mode perf.data through a pipe works too (read into memory)
+	run -0 bash -c "cat '$W/nl.data' | '$SBX' report --json -i - -s sym"
+	[ "$(echo "$output" | jq -r '.[0].symbol')" = hot_a ]
 }
 
 @test "report: two events in one file, each with its own table and ids" {

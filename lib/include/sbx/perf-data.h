@@ -178,8 +178,10 @@ struct perf_data_attr {
 struct perf_data;
 
 /*
- * Open a perf.data for reading: path "-" reads stdin (pipe mode); a file
- * in either mode is detected by its header. On success *out is the reader,
+ * Open a perf.data for reading: path "-" reads stdin. Either mode is
+ * detected by the header, wherever it comes from: a regular file is
+ * mapped; pipe mode on a pipe is read record by record; a file-mode
+ * perf.data on a pipe is read into memory first (it needs seeking). On success *out is the reader,
  * to be freed with perf_data_close(). Returns 0 or a negative errno with a
  * message (sbx_error_msg()): not a perf.data, truncated header, an attr
  * size of 0, overlapping sections.
