@@ -192,8 +192,11 @@ int cmd_record(int argc, char **argv)
 	while ((c = opts_next(&p)) != OPTS_END) {
 		switch (c) {
 		case 'e':
-			if (nr_lists < OPT_MAX_EVENTS)
-				event_lists[nr_lists++] = p.arg;
+			if (nr_lists == OPT_MAX_EVENTS || !*p.arg) {
+				error(*p.arg ? "too many -e options" : "-e needs an event name");
+				goto bad_value;
+			}
+			event_lists[nr_lists++] = p.arg;
 			break;
 		case 'F':
 			if (parse_u64(p.arg, "frequency", 1, &v))
