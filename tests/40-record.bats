@@ -476,3 +476,27 @@ top_entry() {
 	run -1 --separate-stderr sbx record -e cpu-clock -o no/such/dir/out.data -- "$W/hot" 1000
 	assert_regex "${stderr_lines[-1]}" "^sbx record: error: cannot create a file beside 'no/such/dir/out.data'"
 }
+
+@test "SIGTERM stops like SIGINT; a second signal kills a command that ignores the first" {
+	"$SBX" record -e cpu-clock -o out.data -- "$W/hot" 100000000000 2> err &
+	local pid=$! rc=0
+	sleep 0.5
+	kill -TERM "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq $((128 + 15)) ]
+	perf_report -i out.data
+	assert_regex "$(top_entry)" '\[\.\] hot_alpha$'
+
+	"$SBX" record -e cpu-clock -o out2.data -- \
+		sh -c 'trap "" INT; exec "$0" 100000000000' "$W/hot" 2> err &
+	pid=$! rc=0
+	sleep 0.5
+	kill -INT "$pid"
+	sleep 0.5
+	kill -0 "$pid"	# the command ignored it: still recording
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq $((128 + 9)) ]
+	perf_report -i out2.data
+	assert_regex "$(top_entry)" '\[\.\] hot_alpha$'
+}
