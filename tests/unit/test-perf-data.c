@@ -485,6 +485,109 @@ static void test_sample_bounds(void)
 	free(b.p);
 }
 
+/* Every field perf writes by default or with -g / -b / --user-regs, in order. */
+static void test_sample_all_fields(void)
+{
+	struct perf_data_attr a;
+	struct perf_sample s;
+	uint64_t rec[64];
+	size_t n = 1;
+	struct perf_event_header *h = (void *)rec;
+
+	memset(&a, 0, sizeof(a));
+	a.attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			     PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+			     PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			     PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
+			     PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER |
+			     PERF_SAMPLE_STACK_USER | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
+	a.attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID |
+			     PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	a.attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_HW_INDEX;
+	a.attr.sample_regs_user = 0x7;	/* 3 registers */
+	memset(rec, 0, sizeof(rec));
+	rec[n++] = 99;			/* identifier */
+	rec[n++] = 0x401000;		/* ip */
+	rec[n++] = 7 | 8ULL << 32;	/* pid, tid */
+	rec[n++] = 123456;		/* time */
+	rec[n++] = 0xdada;		/* addr */
+	rec[n++] = 99;			/* id */
+	rec[n++] = 55;			/* stream_id */
+	rec[n++] = 2;			/* cpu 2, res */
+	rec[n++] = 4000;		/* period */
+	rec[n++] = 2;			/* read: nr */
+	rec[n++] = 100;			/* time_enabled */
+	rec[n++] = 90;			/* time_running */
+	rec[n++] = 11; rec[n++] = 99;	/* value, id */
+	rec[n++] = 22; rec[n++] = 98;
+	rec[n++] = 3;			/* callchain nr */
+	rec[n++] = (uint64_t)PERF_CONTEXT_USER;
+	rec[n++] = 0x401000;
+	rec[n++] = 0x402000;
+	rec[n++] = 12;			/* raw: u32 size 12, then 12 bytes: 16 in all */
+	memcpy((char *)&rec[n - 1] + 4, "abcdefghijkl", 12);
+	n++;
+	rec[n++] = 1;			/* branches: nr */
+	rec[n++] = 5;			/* hw_idx */
+	rec[n++] = 0x1; rec[n++] = 0x2; rec[n++] = 0x3;
+	rec[n++] = 2;			/* regs abi: 64-bit */
+	rec[n++] = 10; rec[n++] = 11; rec[n++] = 12;
+	rec[n++] = 16;			/* stack: size */
+	rec[n++] = 0xaaaa; rec[n++] = 0xbbbb;
+	rec[n++] = 8;			/* dyn_size */
+	rec[n++] = 77;			/* weight */
+	rec[n++] = 0x1234;		/* data_src */
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = PERF_RECORD_MISC_USER;
+	h->size = n * 8;
+	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), 0);
+	CHECK_EQ_U64(s.id, 99);
+	CHECK_EQ_U64(s.ip, 0x401000);
+	CHECK_EQ_INT(s.pid, 7);
+	CHECK_EQ_INT(s.tid, 8);
+	CHECK_EQ_U64(s.time, 123456);
+	CHECK_EQ_U64(s.addr, 0xdada);
+	CHECK_EQ_U64(s.stream_id, 55);
+	CHECK_EQ_INT(s.cpu, 2);
+	CHECK_EQ_U64(s.period, 4000);
+	CHECK_EQ_INT(s.read_size, 7 * 8);
+	CHECK_EQ_U64(s.callchain_nr, 3);
+	CHECK_EQ_U64(s.callchain[2], 0x402000);
+	CHECK_EQ_INT(s.raw_size, 12);
+	CHECK(s.raw && !memcmp(s.raw, "abcdefghijkl", 12));
+	CHECK_EQ_U64(s.branch_nr, 1);
+	CHECK_EQ_U64(s.branch_hw_idx, 5);
+	CHECK_EQ_U64(s.branches[0].to, 2);
+	CHECK_EQ_U64(s.regs_user_abi, 2);
+	CHECK_EQ_U64(s.regs_user[2], 12);
+	CHECK_EQ_U64(s.stack_user_size, 16);
+	CHECK_EQ_U64(s.stack_user_dyn_size, 8);
+	CHECK_EQ_U64(s.weight, 77);
+	CHECK_EQ_U64(s.data_src, 0x1234);
+	/* one byte short anywhere: an error, never a read past the record */
+	for (size_t cut = 1; cut < n; cut++) {
+		h->size = cut * 8;
+		CHECK(perf_data_parse_sample(&a, h, &s) < 0);
+	}
+	/* regs with abi 0 (none) have no values; a stack of size 0 no data */
+	memset(&a.attr, 0, sizeof(a.attr));
+	a.attr.sample_type = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_IP;
+	a.attr.sample_regs_user = 0xff;
+	rec[1] = 0x10;
+	rec[2] = 0;
+	rec[3] = 0;
+	h->size = 4 * 8;
+	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), 0);
+	CHECK(s.regs_user == NULL);
+	CHECK(s.stack_user == NULL);
+	/* without PERIOD: the attr's period */
+	a.attr.sample_type = PERF_SAMPLE_IP;
+	a.attr.sample_period = 250000;
+	h->size = 16;
+	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), 0);
+	CHECK_EQ_U64(s.period, 250000);
+}
+
 /* ------------------------------------------------------------- writer */
 
 static void write_some(struct perf_data_writer *w)
@@ -607,6 +710,7 @@ static const struct unit_test tests[] = {
 	TEST(test_truncated),
 	TEST(test_bad_headers),
 	TEST(test_sample_bounds),
+	TEST(test_sample_all_fields),
 	TEST(test_writer_file_round_trip),
 	TEST(test_writer_pipe_round_trip),
 	{ 0 },
