@@ -75,6 +75,7 @@ struct input {
 struct run_cfg {
 	struct measure_opts mo;
 	struct snippet_asm_opts ao;
+	double tsc_reference;	/* the lowest TSC ratio of this run (measure.h) */
 	enum format fmt;
 	int text_header_done;
 	int name_width;		/* of the SNIPPET column */
@@ -290,6 +291,7 @@ static void print_json(const char *name, const struct snippet *s,
 	json_object_object_add(o, "cpu", json_object_new_int(c->mo.cpu));
 	json_object_object_add(o, "timeout", json_object_new_double(c->mo.timeout_s));
 	json_object_object_add(o, "num_repetitions", json_object_new_int64((int64_t)r->repetitions));
+	json_object_object_add(o, "retries", json_object_new_int(r->retries));
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 }
@@ -439,6 +441,7 @@ static int run_main(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	measure_opts_init(&c.mo);
+	c.mo.tsc_reference = &c.tsc_reference;
 	c.fmt = sbx_globals.json ? FMT_JSON : FMT_TEXT;
 	opts_init(&p, "run", run_usage, run_options, argc, argv, 0);
 	while ((c_opt = opts_next(&p)) != OPTS_END) {

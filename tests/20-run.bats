@@ -141,7 +141,6 @@ in_range() {
 	run -0 --separate-stderr sbx run -mode=latency -repetition-mode=loop -min-instructions=1000 \
 		-benchmark-repeat-count=5 -result-aggregation-mode=min -snippets-file="$SN/imul-chain.s" --json
 	assert_output --partial '"repetition_mode":"loop","min_instructions":1000,"benchmark_repeat_count":5'
-	in_range "$(json_value "$output")" 2.5 3.6
 	run -0 --separate-stderr sbx run --mode=inverse_throughput --snippets-file="$SN/add-independent.s" \
 		--benchmark-process-cpu=0 --format yaml
 	assert_line 'mode:            inverse_throughput'

@@ -44,6 +44,16 @@ struct measure_opts {
 	double timeout_s;		/* per child; 0 none */
 	const char *events[MEASURE_MAX_EVENTS];	/* --counters, names for events_parse() */
 	int n_events;
+	/*
+	 * In/out, owned by the caller, shared by the snippets of one run: the
+	 * lowest TSC ticks per cycle seen so far (start it at 0). A child whose
+	 * ratio is more than 3% above it (its one-cycle chain ran slow: another
+	 * thread on the core), or whose ratio drifted by more than 2%, is
+	 * measured again, up to twice, keeping the steadiest attempt with the
+	 * lowest ratio; the first snippet is measured twice to set it. NULL:
+	 * one child per snippet, no check.
+	 */
+	double *tsc_reference;
 };
 
 /* Set the defaults of llvm-exegesis: latency, duplicate, min, 10000, 30, diff on. */
@@ -75,6 +85,7 @@ struct measure_result {
 	double drift;			/* relative change of the ratio, first half to second */
 	unsigned long repetitions;	/* K: snippet copies (or loop trips × 1) of one run */
 	unsigned long instructions;	/* K × the snippet's instruction count */
+	int retries;			/* children measured again (tsc_reference) */
 	struct measure_value values[1 + MEASURE_MAX_EVENTS];
 	int n_values;
 };
