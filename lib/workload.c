@@ -351,14 +351,14 @@ int workload_try_wait(struct workload *w, struct workload_status *st)
 
 int workload_wait(struct workload *w, struct workload_status *st)
 {
-	long delay_ns = 20000;	/* poll, backing off to 10 ms */
+	long delay_ns = 20000;	/* poll, backing off to 2 ms */
 	int r;
 
 	while ((r = workload_try_wait(w, st)) == 0) {
 		struct timespec ts = { 0, delay_ns };
 
 		nanosleep(&ts, NULL);
-		if (delay_ns < 10000000)
+		if (delay_ns < 2000000)
 			delay_ns *= 2;
 	}
 	return r < 0 ? r : 0;
