@@ -16,10 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sbx/error.h"
+#include "sbx/events.h"
 #include "sbx/synthesize.h"
 
 struct tbuf {
@@ -77,23 +77,6 @@ static int tput_file(struct tbuf *b, const char *path, size_t hdr_size)
 		memcpy(b->p + at, &size, 8);
 	}
 	return 0;
-}
-
-static int tracefs_dir(char *buf, size_t len)
-{
-	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char path[512];
-	struct stat st;
-	size_t i;
-
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/events/header_page", dirs[i]);
-		if (stat(path, &st) == 0) {
-			snprintf(buf, len, "%s", dirs[i]);
-			return 0;
-		}
-	}
-	return sbx_error(-ENOENT, "tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
 }
 
 struct tp {
@@ -178,7 +161,7 @@ int synthesize_tracing_data(const struct record *r, void **out, size_t *out_len)
 		nr += record_event_attr(r, i)->type == PERF_TYPE_TRACEPOINT;
 	if (!nr)
 		return 0;
-	err = tracefs_dir(dir, sizeof(dir));
+	err = events_tracefs_dir(dir, sizeof(dir));
 	if (err)
 		return err;
 	tps = calloc(nr, sizeof(*tps));
