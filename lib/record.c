@@ -361,6 +361,12 @@ static int open_error(int err, const struct record_event *ev, pid_t pid, int cpu
 			return sbx_error(-EOPNOTSUPP, "event '%s' cannot sample the branch stack "
 					 "on this machine (no LBR or branch stack in its PMU)",
 					 ev->name);
+		if (ev->attr.type == PERF_TYPE_HARDWARE || ev->attr.type == PERF_TYPE_HW_CACHE ||
+		    ev->attr.type == PERF_TYPE_RAW)
+			return sbx_error(-err, "event '%s' is not supported on this machine "
+					 "(its PMU does not count it, or there is no hardware PMU: "
+					 "software events such as cpu-clock work everywhere)",
+					 ev->name);
 		return sbx_error(-err, "event '%s' is not supported on this machine", ev->name);
 	case ESRCH:
 		return sbx_error(-err, "no process %d", (int)pid);

@@ -500,3 +500,11 @@ top_entry() {
 	perf_report -i out2.data
 	assert_regex "$(top_entry)" '\[\.\] hot_alpha$'
 }
+
+@test "a hardware event this machine cannot count: a clear error that points at cpu-clock" {
+	perf stat -e instructions -x, true 2>&1 | grep -q 'not supported' ||
+		skip "this machine counts instructions"
+	run -1 --separate-stderr sbx record -e instructions -o out.data -- "$W/hot" 1000
+	assert_equal "$stderr" "sbx record: error: event 'instructions' is not supported on this machine (its PMU does not count it, or there is no hardware PMU: software events such as cpu-clock work everywhere)"
+	[ ! -e out.data ]
+}
