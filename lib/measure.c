@@ -485,7 +485,6 @@ static int child_main(void *arg)
 		struct perf_event_attr at = a->attrs[i];
 
 		at.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-
 		fds[nfd] = events_open(&at, 0, -1, -1, 0);
 		if (fds[nfd] < 0 && (errno == ENOENT || errno == EOPNOTSUPP) &&
 		    at.type != PERF_TYPE_SOFTWARE && at.type != PERF_TYPE_TRACEPOINT)
