@@ -70,7 +70,75 @@ setup_file() {
 		return 0;
 	}
 	EOF
-	for w in hot forker sysloop; do
+	# a tiny JIT: a counting loop in anonymous memory, described in a jitdump
+	# (perf's format) whose CLOCK_MONOTONIC timestamps perf inject lines up
+	cat > "$W/jit.c" <<-'EOF'
+	#include <fcntl.h>
+	#include <stdint.h>
+	#include <stdio.h>
+	#include <stdlib.h>
+	#include <string.h>
+	#include <sys/mman.h>
+	#include <sys/syscall.h>
+	#include <time.h>
+	#include <unistd.h>
+	static uint64_t now(void)
+	{
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+	}
+	/* jit DIR [MILLIONS]: writes DIR/jit-PID.dump, runs the jitted loop */
+	int main(int argc, char **argv)
+	{
+		/* mov rcx, rdi; 1: dec rcx; jnz 1b; ret */
+		static const unsigned char code[] = { 0x48, 0x89, 0xf9, 0x48, 0xff, 0xc9, 0x75, 0xfb, 0xc3 };
+		static const char name[] = "jitted_hot_loop";
+		struct {
+			uint32_t magic, version, total_size, elf_mach, pad1, pid;
+			uint64_t timestamp, flags;
+		} h = { 0x4A695444, 1, 40, 62, 0, (uint32_t)getpid(), now(), 0 };
+		struct __attribute__((packed)) {
+			uint32_t id, total_size;
+			uint64_t timestamp;
+			uint32_t pid, tid;
+			uint64_t vma, code_addr, code_size, code_index;
+		} load;
+		char path[4096];
+		long n = argc > 2 ? atol(argv[2]) : 200;
+		unsigned char *mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		int fd;
+		if (mem == MAP_FAILED)
+			return 1;
+		memcpy(mem, code, sizeof(code));
+		mprotect(mem, 4096, PROT_READ | PROT_EXEC);
+		snprintf(path, sizeof(path), "%s/jit-%d.dump", argv[1], (int)getpid());
+		fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
+		if (fd < 0 || write(fd, &h, sizeof(h)) != sizeof(h))
+			return 1;
+		/* the marker: an executable mapping of the dump that the recording sees */
+		if (mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+			return 1;
+		load.id = 0;
+		load.total_size = sizeof(load) + sizeof(name) + sizeof(code);
+		load.timestamp = now();
+		load.pid = (uint32_t)getpid();
+		load.tid = (uint32_t)syscall(SYS_gettid);
+		load.vma = load.code_addr = (uint64_t)(uintptr_t)mem;
+		load.code_size = sizeof(code);
+		load.code_index = 0;
+		if (write(fd, &load, sizeof(load)) != sizeof(load) ||
+		    write(fd, name, sizeof(name)) != sizeof(name) ||
+		    write(fd, code, sizeof(code)) != sizeof(code))
+			return 1;
+		close(fd);
+		for (int i = 0; i < 10; i++)
+			((void (*)(long))(uintptr_t)mem)(n * 100000);
+		return 0;
+	}
+	EOF
+	for w in hot forker sysloop jit; do
 		cc -O1 -g -fno-inline -fno-omit-frame-pointer -fPIE -pie -o "$W/$w" "$W/$w.c"
 	done
 }
@@ -507,4 +575,18 @@ top_entry() {
 	run -1 --separate-stderr sbx record -e instructions -o out.data -- "$W/hot" 1000
 	assert_equal "$stderr" "sbx record: error: event 'instructions' is not supported on this machine (its PMU does not count it, or there is no hardware PMU: software events such as cpu-clock work everywhere)"
 	[ ! -e out.data ]
+}
+
+@test "JIT code: the default clock lines samples up with a jitdump for perf inject --jit" {
+	mkdir jit
+	run -0 --separate-stderr sbx record -e cpu-clock -o out.data -- "$W/jit" "$PWD/jit"
+	run -0 --separate-stderr perf inject --jit -i out.data -o injected.data
+	perf_report --sort dso,sym -i injected.data
+	assert_regex "$(top_entry)" '% +jitted-[0-9]+-0\.so +\[\.\] jitted_hot_loop$'
+	# with another clock perf inject cannot line them up, and says so
+	rm -rf jit && mkdir jit
+	run -0 --separate-stderr sbx record -k realtime -e cpu-clock -o rt.data -- "$W/jit" "$PWD/jit" 10
+	run --separate-stderr perf inject --jit -i rt.data -o injected.data
+	[ "$status" -ne 0 ]
+	assert_regex "$stderr" 'jitted code must be sampled with perf record -k 1'
 }
