@@ -8,6 +8,8 @@
 #include <json-c/json.h>
 #include <math.h>
 #include <sched.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,7 @@ enum {
 	OPT_ASM = 0x100, OPT_SYNTAX, OPT_ASSEMBLER, OPT_MODE, OPT_REPETITION, OPT_MIN_INSNS,
 	OPT_REPEAT, OPT_AGGREGATE, OPT_NO_DIFF, OPT_COUNTERS, OPT_CYCLE_COUNTER, OPT_CPU,
 	OPT_TIMEOUT, OPT_ALLOW_SYSCALLS, OPT_DUMP, OPT_FORMAT, OPT_JSON, OPT_SNIPPETS_FILE,
+	OPT_BENCHMARKS_FILE,
 };
 
 static const struct sbx_option run_options[] = {
@@ -59,10 +62,15 @@ static const struct sbx_option run_options[] = {
 	{ "dump-object-to-disk", 0, "PATH", "keep the assembled object file at PATH", OPT_DUMP },
 	{ "format", 0, "FORMAT", "text (default), yaml, yaml-llvm14 or json", OPT_FORMAT },
 	{ "json", 0, NULL, "same as --format json", OPT_JSON },
+	{ "benchmarks-file", 0, "FILE", "write the results to FILE (YAML unless --format)",
+	  OPT_BENCHMARKS_FILE },
 	OPT_END,
 };
 
 enum format { FMT_TEXT, FMT_YAML, FMT_YAML_LLVM14, FMT_JSON };
+
+/* where results go: stdout, or the temporary file of --benchmarks-file */
+static FILE *results;
 
 #define MAX_INPUTS 256
 #define MAX_SNIPPET_BYTES (16u << 20)
@@ -127,16 +135,16 @@ static char *read_all(const char *path)
 
 static void yaml_str(const char *key, const char *v)
 {
-	printf("%s'", key);
+	fprintf(results, "%s'", key);
 	for (; *v; v++) {
 		if (*v == '\'')
-			fputs("''", stdout);
+			fputs("''", results);
 		else if (*v == '\n')
-			fputc(' ', stdout);
+			fputc(' ', results);
 		else
-			fputc(*v, stdout);
+			fputc(*v, results);
 	}
-	puts("'");
+	fprintf(results, "%s\n", "'");
 }
 
 static void cpu_name(char *buf, size_t len)
@@ -197,54 +205,54 @@ static void print_yaml(const char *name, const struct snippet *s, const struct m
 {
 	char buf[1024];
 
-	puts("---");
-	printf("mode:            %s\n", measure_mode_name(c->mo.mode));
-	puts("key:");
+	fprintf(results, "%s\n", "---");
+	fprintf(results, "mode:            %s\n", measure_mode_name(c->mo.mode));
+	fprintf(results, "%s\n", "key:");
 	if (s && s->n_llvm_insns) {	/* LLVM's names: exegesis's tools can read them */
-		puts("  instructions:");
+		fprintf(results, "%s\n", "  instructions:");
 		for (int i = 0; i < s->n_llvm_insns; i++)
 			yaml_str("    - ", s->llvm_insns[i]);
 	} else if (s && s->n_insns) {
-		puts("  instructions:");
+		fprintf(results, "%s\n", "  instructions:");
 		for (int i = 0; i < s->n_insns; i++)
 			yaml_str("    - ", s->insns[i].text);
 	} else {
-		puts("  instructions:    []");
+		fprintf(results, "%s\n", "  instructions:    []");
 	}
-	puts("  config:          ''");
+	fprintf(results, "%s\n", "  config:          ''");
 	if (s && s->n_defregs) {
-		puts("  register_initial_values:");
+		fprintf(results, "%s\n", "  register_initial_values:");
 		for (int i = 0; i < s->n_defregs; i++) {
 			reg_value_text(&s->defregs[i], buf, sizeof(buf));
 			yaml_str("    - ", buf);
 		}
 	} else {
-		puts("  register_initial_values: []");
+		fprintf(results, "%s\n", "  register_initial_values: []");
 	}
 	cpu_name(buf, sizeof(buf));
 	yaml_str("cpu_name:        ", buf);
-	puts("llvm_triple:     x86_64-unknown-linux-gnu");
+	fprintf(results, "%s\n", "llvm_triple:     x86_64-unknown-linux-gnu");
 	/* llvm-exegesis 14 knows the key by its old name only */
-	printf("%s: %lu\n", c->fmt == FMT_YAML_LLVM14 ? "num_repetitions" : "min_instructions",
+	fprintf(results, "%s: %lu\n", c->fmt == FMT_YAML_LLVM14 ? "num_repetitions" : "min_instructions",
 	       c->mo.min_instructions);
 	if (!err[0] && r->n_values) {
-		puts("measurements:");
+		fprintf(results, "%s\n", "measurements:");
 		for (int i = 0; i < r->n_values; i++)
-			printf("  - { key: %s, value: %.6g, per_snippet_value: %.6g }\n",
+			fprintf(results, "  - { key: %s, value: %.6g, per_snippet_value: %.6g }\n",
 			       r->values[i].key, r->values[i].value, r->values[i].per_snippet_value);
 	} else {
-		puts("measurements:    []");
+		fprintf(results, "%s\n", "measurements:    []");
 	}
 	yaml_str("error:           ", err);
 	info_text(s, r, c, buf, sizeof(buf));
 	if (!s)
 		snprintf(buf, sizeof(buf), "snippet %s", name);
 	yaml_str("info:            ", buf);
-	printf("assembled_snippet: ");
+	fprintf(results, "assembled_snippet: ");
 	if (s)
 		for (size_t i = 0; i < s->code_size; i++)
-			printf("%02X", s->code[i]);
-	puts("\n...");
+			fprintf(results, "%02X", s->code[i]);
+	fprintf(results, "%s\n", "\n...");
 }
 
 static void print_json(const char *name, const struct snippet *s,
@@ -292,7 +300,7 @@ static void print_json(const char *name, const struct snippet *s,
 	json_object_object_add(o, "timeout", json_object_new_double(c->mo.timeout_s));
 	json_object_object_add(o, "num_repetitions", json_object_new_int64((int64_t)r->repetitions));
 	json_object_object_add(o, "retries", json_object_new_int(r->retries));
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	fprintf(results, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 }
 
@@ -300,7 +308,7 @@ static void print_text(const char *name, const struct snippet *s,
 		       const struct measure_result *r, struct run_cfg *c)
 {
 	if (!c->text_header_done) {
-		printf("%-*s  %-18s %10s %12s  %s\n", c->name_width, "SNIPPET", "KEY", "PER INSN",
+		fprintf(results, "%-*s  %-18s %10s %12s  %s\n", c->name_width, "SNIPPET", "KEY", "PER INSN",
 		       "PER SNIPPET", "COUNTER");
 		c->text_header_done = 1;
 	}
@@ -314,11 +322,11 @@ static void print_text(const char *name, const struct snippet *s,
 			snprintf(counter, sizeof(counter), "%s (%s)", r->counter, r->unit);
 		else
 			snprintf(counter, sizeof(counter), "event");
-		printf("%-*s  %-18s %10.4f %12.4f  %s\n", c->name_width, i == 0 ? name : "",
+		fprintf(results, "%-*s  %-18s %10.4f %12.4f  %s\n", c->name_width, i == 0 ? name : "",
 		       r->values[i].key,
 		       r->values[i].value, r->values[i].per_snippet_value, counter);
 	}
-	fflush(stdout);
+	fflush(results);
 }
 
 /* Assemble and measure one input; 0 when it was measured, 1 when it failed. */
@@ -366,7 +374,7 @@ static int run_one(const struct input *in, struct run_cfg *c)
 			print_text(in->name, s, &r, c);
 		break;
 	}
-	fflush(stdout);
+	fflush(results);
 	snippet_free(s);
 	free(text);
 	return err[0] ? 1 : 0;
@@ -433,6 +441,9 @@ int cmd_run(int argc, char **argv)
 static int run_main(int argc, char **argv)
 {
 	static struct input inputs[MAX_INPUTS];
+	const char *results_path = NULL;
+	char *tmp_path = NULL;
+	bool format_given = sbx_globals.json;
 	struct run_cfg c;
 	struct sbx_opts p;
 	int n_inputs = 0, failed = 0, c_opt, err;
@@ -526,7 +537,11 @@ static int run_main(int argc, char **argv)
 		case OPT_DUMP:
 			c.ao.dump_object = p.arg;
 			break;
+		case OPT_BENCHMARKS_FILE:
+			results_path = p.arg;
+			break;
 		case OPT_FORMAT:
+			format_given = true;
 			if (!strcmp(p.arg, "text"))
 				c.fmt = FMT_TEXT;
 			else if (!strcmp(p.arg, "yaml"))
@@ -541,6 +556,7 @@ static int run_main(int argc, char **argv)
 						       p.arg);
 			break;
 		case OPT_JSON:
+			format_given = true;
 			c.fmt = FMT_JSON;
 			break;
 		default:
@@ -559,6 +575,29 @@ static int run_main(int argc, char **argv)
 		return opts_finish(&p, opts_usage_error(&p, "no snippet given (FILE, - or --asm)"));
 	if (c.ao.dump_object && n_inputs > 1)
 		return opts_finish(&p, opts_usage_error(&p, "--dump-object-to-disk takes one snippet"));
+	results = stdout;
+	if (results_path && !format_given)
+		c.fmt = FMT_YAML;	/* llvm-exegesis's --benchmarks-file is YAML */
+	if (results_path && strcmp(results_path, "-")) {
+		int fd;
+
+		if (asprintf(&tmp_path, "%s.tmpXXXXXX", results_path) < 0) {
+			opts_finish(&p, OPTS_END);
+			return error("out of memory");
+		}
+		fd = mkstemp(tmp_path);
+		if (fd < 0 || !(results = fdopen(fd, "w"))) {
+			error("cannot create a file beside '%s': %s", results_path, strerror(errno));
+			if (fd >= 0) {
+				close(fd);
+				unlink(tmp_path);
+			}
+			free(tmp_path);
+			opts_finish(&p, OPTS_END);
+			return EXIT_FAILED;
+		}
+		fchmod(fd, 0644);
+	}
 	/* 10 significant digits: no 0.59555999999999998 */
 	json_c_set_serialization_double_format("%.10g", JSON_C_OPTION_THREAD);
 	c.name_width = 7;
@@ -568,5 +607,20 @@ static int run_main(int argc, char **argv)
 	for (int i = 0; i < n_inputs; i++)
 		failed |= run_one(&inputs[i], &c);
 	opts_finish(&p, OPTS_END);
+	if (tmp_path) {
+		/* complete, or not there at all */
+		int werr = ferror(results) | fflush(results) | fsync(fileno(results));
+
+		if (fclose(results) != 0 || werr) {
+			failed = error("cannot write '%s': %s", results_path, strerror(errno));
+			unlink(tmp_path);
+		} else if (rename(tmp_path, results_path) < 0) {
+			failed = error("cannot rename '%s' to '%s': %s", tmp_path, results_path,
+				       strerror(errno));
+			unlink(tmp_path);
+		}
+		free(tmp_path);
+		results = stdout;
+	}
 	return failed ? EXIT_FAILED : EXIT_OK;
 }

@@ -146,6 +146,21 @@ in_range() {
 	assert_line 'mode:            inverse_throughput'
 }
 
+@test "--benchmarks-file writes YAML to a file, complete or not at all" {
+	mkdir "$BATS_TEST_TMPDIR/o"
+	run -1 --separate-stderr sbx run --benchmarks-file "$BATS_TEST_TMPDIR/o/out.yaml" \
+		"$SN/add-chain.s" "$SN/segv.s"
+	assert_output ''
+	run -0 grep -c '^---$' "$BATS_TEST_TMPDIR/o/out.yaml"
+	assert_output 2
+	run -0 grep -c "^error:           ''$" "$BATS_TEST_TMPDIR/o/out.yaml"
+	assert_output 1
+	run -0 ls -A "$BATS_TEST_TMPDIR/o"
+	assert_output 'out.yaml'
+	run -1 --separate-stderr sbx run --benchmarks-file /nonexistent/dir/out.yaml "$SN/add-chain.s"
+	[[ $stderr == "sbx run: error: cannot create a file beside '/nonexistent/dir/out.yaml': No such file or directory" ]]
+}
+
 @test "--format yaml follows llvm-exegesis's shape" {
 	run -0 --separate-stderr sbx run --format yaml "$SN/add-chain.s"
 	assert_line --index 0 '---'
