@@ -31,7 +31,7 @@ enum {
 	OPT_ASM = 0x100, OPT_SYNTAX, OPT_ASSEMBLER, OPT_MODE, OPT_REPETITION, OPT_MIN_INSNS,
 	OPT_REPEAT, OPT_AGGREGATE, OPT_NO_DIFF, OPT_COUNTERS, OPT_CYCLE_COUNTER, OPT_CPU,
 	OPT_TIMEOUT, OPT_ALLOW_SYSCALLS, OPT_DUMP, OPT_FORMAT, OPT_JSON, OPT_SNIPPETS_FILE,
-	OPT_BENCHMARKS_FILE,
+	OPT_BENCHMARKS_FILE, OPT_EXECUTION_MODE,
 };
 
 static const struct sbx_option run_options[] = {
@@ -64,6 +64,8 @@ static const struct sbx_option run_options[] = {
 	{ "json", 0, NULL, "same as --format json", OPT_JSON },
 	{ "benchmarks-file", 0, "FILE", "write the results to FILE (YAML unless --format)",
 	  OPT_BENCHMARKS_FILE },
+	{ "execution-mode", 0, "MODE", "subprocess (always; inprocess is accepted too)",
+	  OPT_EXECUTION_MODE },
 	OPT_END,
 };
 
@@ -536,6 +538,12 @@ static int run_main(int argc, char **argv)
 			break;
 		case OPT_DUMP:
 			c.ao.dump_object = p.arg;
+			break;
+		case OPT_EXECUTION_MODE:
+			/* exegesis command lines say subprocess; sbx always forks */
+			if (strcmp(p.arg, "subprocess") && strcmp(p.arg, "inprocess"))
+				err = opts_usage_error(&p, "--execution-mode must be subprocess or "
+						       "inprocess, not '%s'", p.arg);
 			break;
 		case OPT_BENCHMARKS_FILE:
 			results_path = p.arg;

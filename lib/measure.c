@@ -123,7 +123,14 @@ int measure_parse_mode(const char *s, enum measure_mode *out)
 
 int measure_parse_repetition(const char *s, enum measure_repetition *out)
 {
-	int i = lookup(s, rep_names, 3, "repetition mode");
+	int i;
+
+	/* llvm-exegesis's middle-half modes are the 2N - N difference sbx always takes */
+	if (!strcmp(s, "middle-half-duplicate"))
+		s = "duplicate";
+	else if (!strcmp(s, "middle-half-loop"))
+		s = "loop";
+	i = lookup(s, rep_names, 3, "repetition mode");
 
 	if (i < 0)
 		return i;

@@ -142,8 +142,12 @@ in_range() {
 		-benchmark-repeat-count=5 -result-aggregation-mode=min -snippets-file="$SN/imul-chain.s" --json
 	assert_output --partial '"repetition_mode":"loop","min_instructions":1000,"benchmark_repeat_count":5'
 	run -0 --separate-stderr sbx run --mode=inverse_throughput --snippets-file="$SN/add-independent.s" \
-		--benchmark-process-cpu=0 --format yaml
-	assert_line 'mode:            inverse_throughput'
+		--benchmark-process-cpu=0 --execution-mode=subprocess --repetition-mode=middle-half-loop \
+		--benchmarks-file=- --json
+	assert_output --partial '"mode":"inverse_throughput"'
+	assert_output --partial '"repetition_mode":"loop"'
+	run -0 --separate-stderr sbx run -execution-mode=subprocess -benchmarks-file=- "$SN/add-chain.s"
+	assert_line 'mode:            latency'
 }
 
 @test "--benchmarks-file writes YAML to a file, complete or not at all" {

@@ -59,7 +59,11 @@ struct measure_opts {
 /* Set the defaults of llvm-exegesis: latency, duplicate, min, 10000, 30, diff on. */
 void measure_opts_init(struct measure_opts *o);
 
-/* Parse option values; 0 or -EINVAL with a message listing what is valid. */
+/*
+ * Parse option values; 0 or -EINVAL with a message listing what is valid.
+ * llvm-exegesis's middle-half-duplicate and middle-half-loop are taken as
+ * duplicate and loop: their 2N - N difference is what sbx does by default.
+ */
 int measure_parse_mode(const char *s, enum measure_mode *out);
 int measure_parse_repetition(const char *s, enum measure_repetition *out);
 int measure_parse_aggregate(const char *s, enum measure_aggregate *out);
