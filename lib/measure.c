@@ -497,6 +497,10 @@ static int child_main(void *arg)
 		    at.type != PERF_TYPE_SOFTWARE && at.type != PERF_TYPE_TRACEPOINT)
 			return child_fail(sh, "cannot open event '%s': not supported by this "
 					  "machine (no hardware PMU?)", a->o->events[i]);
+		if (fds[nfd] < 0 && (errno == EACCES || errno == EPERM))
+			return child_fail(sh, "cannot open event '%s': %s (see "
+					  "/proc/sys/kernel/perf_event_paranoid)", a->o->events[i],
+					  strerror(errno));
 		if (fds[nfd] < 0)
 			return child_fail(sh, "cannot open event '%s': %s", a->o->events[i],
 					  strerror(errno));
