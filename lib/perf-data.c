@@ -86,28 +86,32 @@ static inline void *cur_take(struct cursor *c, size_t n)
 
 static inline int cur_u64(struct cursor *c, uint64_t *v, bool swap)
 {
-	uint64_t *p = cur_take(c, 8);
+	uint8_t *p = cur_take(c, 8);
 
 	if (!p)
 		return -1;
-	if (swap)
-		*p = bswap_64(*p);
 	memcpy(v, p, 8);
+	if (swap) {
+		*v = bswap_64(*v);
+		memcpy(p, v, 8);
+	}
 	return 0;
 }
 
 static inline int cur_u32x2(struct cursor *c, uint32_t *a, uint32_t *b, bool swap)
 {
-	uint32_t *p = cur_take(c, 8);
+	uint8_t *p = cur_take(c, 8);
 
 	if (!p)
 		return -1;
+	memcpy(a, p, 4);
+	memcpy(b, p + 4, 4);
 	if (swap) {
-		p[0] = bswap_32(p[0]);
-		p[1] = bswap_32(p[1]);
+		*a = bswap_32(*a);
+		*b = bswap_32(*b);
+		memcpy(p, a, 4);
+		memcpy(p + 4, b, 4);
 	}
-	*a = p[0];
-	*b = p[1];
 	return 0;
 }
 
@@ -115,7 +119,8 @@ static inline int cur_u64s(struct cursor *c, size_t nr, const uint64_t **out, bo
 {
 	uint64_t *p;
 
-	if (nr > (size_t)(c->end - c->p) / 8)
+	/* arrays are handed out in place: they must be aligned (they are, unless corrupt) */
+	if (nr > (size_t)(c->end - c->p) / 8 || (uintptr_t)c->p % 8)
 		return -1;
 	p = cur_take(c, nr * 8);
 	if (swap)
@@ -510,7 +515,8 @@ static int trailer_walk(const struct perf_data_attr *a, uint8_t *rec_end, size_t
 
 	if (!a->attr.sample_id_all || !a->id_hdr_size)
 		return 0;
-	if (a->id_hdr_size > avail)
+	/* the trailer is u64-aligned in any record that is not corrupt */
+	if (a->id_hdr_size > avail || (avail + sizeof(struct perf_event_header)) % 8)
 		return -1;
 	c.p = rec_end - a->id_hdr_size;
 	c.end = rec_end;
@@ -1160,7 +1166,7 @@ bool perf_data_needs_swap(const struct perf_data *d)
 
 bool perf_data_records_stable(const struct perf_data *d)
 {
-	return !d->stream;
+	return !d->stream && !d->pipe;
 }
 
 uint64_t perf_data_nr_unknown(const struct perf_data *d)
@@ -1225,7 +1231,7 @@ static int process_inband(struct perf_data *d, uint8_t *rec)
 		if (len < 8)
 			return sbx_error(-EINVAL, "truncated HEADER_FEATURE record");
 		memcpy(&feat, b, 8);
-		set_feature(d, feat, b + 8, len - 8, d->stream);
+		set_feature(d, feat, b + 8, len - 8, !perf_data_records_stable(d));
 		if (feat == HEADER_EVENT_DESC)
 			apply_event_desc(d);
 		return 0;
@@ -1301,18 +1307,31 @@ int perf_data_next(struct perf_data *d, const struct perf_event_header **out)
 			return sbx_error(-EINVAL, "truncated record at offset %llu",
 					 (unsigned long long)d->pos);
 		rec = d->map + d->pos;
-		if (d->swap) {
-			struct perf_event_header *hp = (void *)rec;
-
-			hp->type = bswap_32(hp->type);
-			hp->misc = bswap_16(hp->misc);
-			hp->size = bswap_16(hp->size);
-		}
 		memcpy(&h, rec, sizeof(h));
+		if (d->swap) {
+			h.type = bswap_32(h.type);
+			h.misc = bswap_16(h.misc);
+			h.size = bswap_16(h.size);
+		}
 		if (h.size < sizeof(h) || h.size > d->data_end - d->pos)
 			return sbx_error(-EINVAL, "truncated or corrupt record (type %u, %u bytes) "
 					 "at offset %llu", h.type, h.size,
 					 (unsigned long long)d->pos);
+		if (d->pipe) {
+			/*
+			 * perf writes pipe-mode records of sizes that are not
+			 * multiples of 8 (HEADER_FEATURE): hand out an aligned copy
+			 */
+			if ((err = rbuf_reserve(d, h.size)))
+				return err;
+			memcpy(d->rbuf, rec, h.size);
+			rec = d->rbuf;
+		} else if (h.size % 8) {
+			return sbx_error(-EINVAL, "corrupt record (type %u, %u bytes, not a multiple "
+					 "of 8) at offset %llu", h.type, h.size,
+					 (unsigned long long)d->pos);
+		}
+		memcpy(rec, &h, sizeof(h));
 	}
 	d->pos += h.size;
 	if (d->swap && swap_record(d, rec))

@@ -214,9 +214,10 @@ bool perf_data_needs_swap(const struct perf_data *d);
  * or kernel types this reader does not know) are handed out and counted in
  * perf_data_nr_unknown().
  *
- * *rec points into the mapped file and stays valid until perf_data_close()
- * when perf_data_records_stable() is true; otherwise (pipe mode) only until
- * the next call.
+ * In file mode *rec points into the mapped file and stays valid until
+ * perf_data_close() (perf_data_records_stable() is true); in pipe mode it
+ * is an 8-aligned copy valid only until the next call. File-mode records
+ * must be multiples of 8 bytes (a corrupt size is an error).
  */
 int perf_data_next(struct perf_data *d, const struct perf_event_header **rec);
 
