@@ -160,6 +160,16 @@ for line in sys.stdin:
 	run -0 diff "$W/perf-tpp" "$W/sbx-tpp"
 }
 
+@test "script: sbx record -e sched:sched_switch, decoded alike by sbx script and perf script" {
+	[ -s "$W/tp.data" ] || skip "perf cannot record sched:sched_switch here (tracefs)"
+	run -0 sbx record -e sched:sched_switch -a -o "$W/sbx-tp.data" -- sleep 0.2
+	perf script -i "$W/sbx-tp.data" 2>/dev/null | sed 's/^.*sched:sched_switch: *//' > "$W/perf-own"
+	run -0 sbx script -i "$W/sbx-tp.data" -F trace
+	printf '%s\n' "${lines[@]}" | sed 's/^ *//' > "$W/sbx-own"
+	[ "$(wc -l < "$W/perf-own")" -gt 0 ]
+	diff "$W/perf-own" "$W/sbx-own"
+}
+
 @test "script: bad input gives one clear error and exit 1" {
 	run -1 --separate-stderr sbx script -i "$W/no-such-file"
 	assert_equal "$stderr" "sbx script: error: cannot open '$W/no-such-file': No such file or directory"
