@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
 # sbx run: snippets measured in a supervised child. The accuracy checks use
-# wide bounds (a loaded machine must not make them flake); the precise
+# wide bounds (a loaded machine must not make them flake: a busy SMT sibling
+# slows the one-cycle add chain of the TSC calibration by up to ~30% and
+# not every snippet alike); they still tell 1 cycle from 3. The precise
 # figures are scripts/bench/run.sh's job.
 
 load test_helper
@@ -22,12 +24,12 @@ in_range() {
 	run -0 --separate-stderr sbx run --json "$SN/add-chain.s"
 	assert_output --regexp '^\{"snippet":"[^"]*add-chain.s","mode":"latency","counter":"(cycles|tsc-cycles)"'
 	assert_output --partial '"error":""'
-	in_range "$(json_value "$output")" 0.8 1.25
+	in_range "$(json_value "$output")" 0.6 1.5
 }
 
 @test "a dependent imul chain takes about 3 cycles per imul" {
 	run -0 --separate-stderr sbx run --json "$SN/imul-chain.s"
-	in_range "$(json_value "$output")" 2.5 3.6
+	in_range "$(json_value "$output")" 2.2 4.5
 	assert_output --partial '"instructions":["imulq %rax, %rax","imulq %rax, %rax"]'
 }
 
@@ -126,7 +128,7 @@ in_range() {
 	assert_line --index 1 --partial '"measurements":[],"error":"'"$SN"'/segv.s: SIGSEGV at address 0x10, snippet+0x4: movq (%rbx), %rax"'
 	assert_line --index 2 --partial '"error":"'"$SN"'/exit1.s: exited with code 1"'
 	assert_line --index 3 --partial '"error":""'
-	in_range "$(json_value "${lines[3]}")" 2.5 3.6
+	in_range "$(json_value "${lines[3]}")" 2.2 4.5
 	[[ $stderr == *"segv.s: SIGSEGV"*"exit1.s: exited with code 1"* ]]
 }
 
@@ -202,14 +204,14 @@ in_range() {
 
 @test "loop and min repetition modes measure the same chain" {
 	run -0 --separate-stderr sbx run --json --repetition-mode loop "$SN/imul-chain.s"
-	in_range "$(json_value "$output")" 2.5 3.6
+	in_range "$(json_value "$output")" 2.2 4.5
 	run -0 --separate-stderr sbx run --json --repetition-mode min "$SN/add-chain.s"
 	assert_output --partial '"repetition_mode":"min"'
-	in_range "$(json_value "$output")" 0.8 1.25
+	in_range "$(json_value "$output")" 0.6 1.5
 	# the loop counter register of LOOP-REGISTER is the one decremented
 	run -0 --separate-stderr sbx run --json --repetition-mode loop \
 		--asm $'# SBX-LOOP-REGISTER R12\nimulq %rax, %rax'
-	in_range "$(json_value "$output")" 2.5 3.6
+	in_range "$(json_value "$output")" 2.2 4.5
 }
 
 @test "values are per instruction, counted by llvm-mc where capstone cannot decode" {
@@ -217,13 +219,13 @@ in_range() {
 	grep -qw avx512bw /proc/cpuinfo || skip "no AVX-512 (kmovq) on this CPU"
 	run -0 --separate-stderr sbx run --json --asm $'kmovq %k2, %rbx\nimulq %rax, %rax'
 	assert_output --regexp '"instructions":\["(kmovq %k2, %rbx|KMOVQrk RBX K2)","(imulq %rax, %rax|IMUL64rr RAX RAX RAX)"\]'
-	in_range "$(json_value "$output")" 1.2 1.8
+	in_range "$(json_value "$output")" 1.0 2.3
 }
 
 @test "--no-diff reports the K run, set-up included" {
 	run -0 --separate-stderr sbx run --json --no-diff --min-instructions 100 "$SN/add-chain.s"
 	assert_output --partial '"diff":false'
-	in_range "$(json_value "$output")" 0.9 100
+	in_range "$(json_value "$output")" 0.6 100
 }
 
 @test "Intel syntax, stdin and --asm" {
