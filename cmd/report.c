@@ -125,7 +125,13 @@ static uint64_t entry_hash(const struct entry *e)
 	h = hash_mix(h, (uintptr_t)e->dso);
 	h = hash_mix(h, (uintptr_t)e->sym);
 	h = hash_mix(h, e->addr);
-	return hash_mix(h, e->kernel);
+	h = hash_mix(h, e->kernel);
+	/* a finalizer, so that the low bits used by the table depend on every bit */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
 }
 
 static bool entry_eq(const struct entry *a, const struct entry *b)

@@ -1331,7 +1331,9 @@ int perf_data_next(struct perf_data *d, const struct perf_event_header **out)
 					 "of 8) at offset %llu", h.type, h.size,
 					 (unsigned long long)d->pos);
 		}
-		memcpy(rec, &h, sizeof(h));
+		/* a write to the private mapping copies the page: only when needed */
+		if (d->swap || d->pipe)
+			memcpy(rec, &h, sizeof(h));
 	}
 	d->pos += h.size;
 	if (d->swap && swap_record(d, rec))
