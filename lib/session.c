@@ -147,7 +147,8 @@ static int deliver(struct session *s, const struct perf_event_header *rec, sessi
 			return 0;
 		}
 		s->stats.samples++;
-	} else if (!attr || perf_data_parse_sample(attr, rec, &sample)) {
+	} else if (!attr || rec->type >= PERF_RECORD_USER_TYPE_START ||
+		   perf_data_parse_sample(attr, rec, &sample)) {
 		/* no trailer to read: only what the header says */
 		memset(&sample, 0, sizeof(sample));
 		sample.misc = rec->misc;
