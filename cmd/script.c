@@ -162,6 +162,65 @@ static const char *dso_path(const struct addr_location *al)
 	return al->dso ? al->dso->path : "[unknown]";
 }
 
+/*
+ * Text output without printf's format parsing, which is most of the time
+ * spent on a large file: strings padded to a width, numbers in a base.
+ */
+static void out_str(const char *str)
+{
+	fputs_unlocked(str, stdout);
+}
+
+static void out_spaces(int n)
+{
+	while (n-- > 0)
+		putc_unlocked(' ', stdout);
+}
+
+/* str in width columns: right-aligned, or left-aligned with left */
+static void out_pad(const char *str, int width, bool left)
+{
+	int n = (int)strlen(str);
+
+	if (!left)
+		out_spaces(width - n);
+	fwrite_unlocked(str, 1, n, stdout);
+	if (left)
+		out_spaces(width - n);
+}
+
+/* v in base 10 or 16, at least digits digits (zero-filled), padded to width */
+static void out_num(uint64_t v, bool neg, unsigned base, int digits, int width, bool left)
+{
+	static const char xdigits[] = "0123456789abcdef";
+	char b[32];
+	int n = 0;
+
+	do {
+		b[sizeof(b) - 1 - n++] = xdigits[v % base];
+		v /= base;
+	} while (v);
+	while (n < digits)
+		b[sizeof(b) - 1 - n++] = '0';
+	if (neg)
+		b[sizeof(b) - 1 - n++] = '-';
+	if (!left)
+		out_spaces(width - n);
+	fwrite_unlocked(b + sizeof(b) - n, 1, n, stdout);
+	if (left)
+		out_spaces(width - n);
+}
+
+static void out_int(int64_t v, int width, bool left)
+{
+	out_num(v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0, 10, 1, width, left);
+}
+
+static void out_hex(uint64_t v, int width)
+{
+	out_num(v, false, 16, 1, width, false);
+}
+
 /* The frames of a call chain: JSON array, or lines like perf script's. */
 static json_object *print_callchain(struct script *s, const struct perf_sample *smp)
 {
@@ -196,10 +255,17 @@ static json_object *print_callchain(struct script *s, const struct perf_sample *
 					       json_object_new_string(al.dso->path) : NULL);
 			json_object_array_add(arr, f);
 		} else {
-			printf("\t%16" PRIx64 " %s", ip, sym_name(&al));
-			if (al.sym)
-				printf("+0x%" PRIx64, al.addr - al.sym->start);
-			printf(" (%s)\n", dso_path(&al));
+			out_str("\t");
+			out_hex(ip, 16);
+			out_str(" ");
+			out_str(sym_name(&al));
+			if (al.sym) {
+				out_str("+0x");
+				out_hex(al.addr - al.sym->start, 0);
+			}
+			out_str(" (");
+			out_str(dso_path(&al));
+			out_str(")\n");
 		}
 	}
 	return arr;
@@ -207,7 +273,10 @@ static json_object *print_callchain(struct script *s, const struct perf_sample *
 
 static void print_time_text(uint64_t t)
 {
-	printf("%5" PRIu64 ".%06" PRIu64 ": ", t / 1000000000, t % 1000000000 / 1000);
+	out_num(t / 1000000000, false, 10, 1, 5, false);
+	out_str(".");
+	out_num(t % 1000000000 / 1000, false, 10, 6, 0, false);
+	out_str(": ");
 }
 
 static int print_sample(struct script *s, const struct perf_data_attr *attr,
@@ -272,22 +341,35 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 		json_object_put(o);
 		return 0;
 	}
-	if (f[F_COMM])
-		printf("%16s ", al.comm);
-	if ((f[F_PID] || f[F_TID]) && (type & PERF_SAMPLE_TID)) {
-		if (f[F_PID] && f[F_TID])
-			printf("%7d/%-7d ", (int32_t)smp->pid, (int32_t)smp->tid);
-		else
-			printf("%7d ", (int32_t)(f[F_PID] ? smp->pid : smp->tid));
+	if (f[F_COMM]) {
+		out_pad(al.comm, 16, false);
+		out_str(" ");
 	}
-	if (f[F_CPU] && (type & PERF_SAMPLE_CPU))
-		printf("[%03u] ", smp->cpu);
+	if ((f[F_PID] || f[F_TID]) && (type & PERF_SAMPLE_TID)) {
+		if (f[F_PID] && f[F_TID]) {
+			out_int((int32_t)smp->pid, 7, false);
+			out_str("/");
+			out_int((int32_t)smp->tid, 7, true);
+		} else {
+			out_int((int32_t)(f[F_PID] ? smp->pid : smp->tid), 7, false);
+		}
+		out_str(" ");
+	}
+	if (f[F_CPU] && (type & PERF_SAMPLE_CPU)) {
+		out_str("[");
+		out_num(smp->cpu, false, 10, 3, 0, false);
+		out_str("] ");
+	}
 	if (f[F_TIME] && (type & PERF_SAMPLE_TIME))
 		print_time_text(smp->time);
-	if (f[F_PERIOD] && !tracepoint)
-		printf("%10" PRIu64 " ", smp->period);
-	if (f[F_EVENT])
-		printf("%s: ", attr->name);
+	if (f[F_PERIOD] && !tracepoint) {
+		out_num(smp->period, false, 10, 1, 10, false);
+		out_str(" ");
+	}
+	if (f[F_EVENT]) {
+		out_str(attr->name);
+		out_str(": ");
+	}
 	if (ev) {
 		struct tep_record r = { .ts = smp->time, .cpu = smp->cpu,
 					.size = smp->raw_size, .data = (void *)smp->raw };
@@ -295,22 +377,31 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 		trace_seq_reset(&s->seq);
 		tep_print_event(s->tep, &s->seq, &r, "%s", TEP_PRINT_INFO);
 		trace_seq_terminate(&s->seq);
-		printf("%s", s->seq.buffer);
+		out_str(s->seq.buffer);
 	} else if (!tracepoint && (type & PERF_SAMPLE_IP)) {
-		if (f[F_IP])
-			printf("%16" PRIx64 " ", smp->ip);
-		if (f[F_SYM]) {
-			printf("%s", sym_name(&al));
-			if (f[F_SYMOFF] && al.sym)
-				printf("+0x%" PRIx64, al.addr - al.sym->start);
-			printf(" ");
+		if (f[F_IP]) {
+			out_hex(smp->ip, 16);
+			out_str(" ");
 		}
-		if (f[F_DSO])
-			printf("(%s)", dso_path(&al));
+		if (f[F_SYM]) {
+			out_str(sym_name(&al));
+			if (f[F_SYMOFF] && al.sym) {
+				out_str("+0x");
+				out_hex(al.addr - al.sym->start, 0);
+			}
+			out_str(" ");
+		}
+		if (f[F_DSO]) {
+			out_str("(");
+			out_str(dso_path(&al));
+			out_str(")");
+		}
 	}
-	if (f[F_ADDR] && (type & PERF_SAMPLE_ADDR))
-		printf(" %16" PRIx64, smp->addr);
-	printf("\n");
+	if (f[F_ADDR] && (type & PERF_SAMPLE_ADDR)) {
+		out_str(" ");
+		out_hex(smp->addr, 16);
+	}
+	out_str("\n");
 	/* text: one line per event unless the frames are asked for */
 	if (f[F_CALLCHAIN] && smp->callchain) {
 		print_callchain(s, smp);
