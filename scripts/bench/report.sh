@@ -6,7 +6,7 @@
 #   scripts/bench/report.sh [NSAMPLES [N]]   default 1000000 samples, 3 runs
 #
 # Both sort by comm,dso,sym without call graphs (perf: --no-children) and
-# print every row. Prints the median wall time of each and the ratio
+# print every row. sbx script vs perf script on the same file is timed too. Prints the median wall time of each and the ratio
 # perf/sbx (above 1: sbx is faster; the target is 3 or more). The two
 # outputs are also compared: the top 20 rows must be the same. SBX names
 # the binary (default ./sbx); B the build folder with libsbx.a (default
@@ -45,6 +45,8 @@ run() {	# NAME CMD...: appends the wall time to $tmp/NAME.wall, output to $tmp/N
 for _ in $(seq "$N"); do
 	run perf perf report --stdio --no-children -s comm,dso,sym -i "$tmp/perf.data"
 	run sbx "$SBX" report -s comm,dso,sym -i "$tmp/perf.data"
+	run perf-script perf script -i "$tmp/perf.data"
+	run sbx-script "$SBX" script -i "$tmp/perf.data"
 done
 
 # the same answer: the first 20 rows (percent, comm, dso, symbol) agree
@@ -60,3 +62,7 @@ printf 'perf.data: %s samples, %.1f MB\n' "$NS" "$(echo "$size / 1048576" | bc -
 printf 'perf report --stdio: %6.3f s (median of %d)\n' "$pw" "$N"
 printf 'sbx report:          %6.3f s\n' "$sw"
 printf 'ratio perf/sbx:      %6.2f\n' "$(echo "$pw / $sw" | bc -l)"
+psw=$(median "$tmp/perf-script.wall") ssw=$(median "$tmp/sbx-script.wall")
+printf 'perf script:         %6.3f s   (one line per sample, for information)\n' "$psw"
+printf 'sbx script:          %6.3f s\n' "$ssw"
+printf 'ratio perf/sbx:      %6.2f\n' "$(echo "$psw / $ssw" | bc -l)"
