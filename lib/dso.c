@@ -294,7 +294,7 @@ static struct symtab *symtab_from_debug_file(struct dso *d)
 		     hex + 2) < 0)
 		return NULL;
 	if (is_file(p))
-		t = symtab_from_elf(p);
+		t = symtab_from_elf_plt(p, d->file);
 	free(p);
 	if (t && !t->nr) {
 		symtab_free(t);

@@ -329,12 +329,8 @@ static int load_symtab_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct bui
 	return 0;
 }
 
-struct symtab *symtab_from_elf(const char *path)
+static Elf *elf_open(const char *path, int *fd)
 {
-	struct builder b = { 0 };
-	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
-	GElf_Shdr sh;
-	int fd, err = 0;
 	Elf *elf;
 
 	if (!elf_ready()) {
@@ -342,19 +338,95 @@ struct symtab *symtab_from_elf(const char *path)
 		errno = EINVAL;
 		return NULL;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0) {
 		sbx_error_errno(-errno, "cannot open '%s'", path);
 		return NULL;
 	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		elf_end(elf);
-		close(fd);
+		close(*fd);
 		sbx_error(-EINVAL, "'%s' is not an ELF file", path);
 		errno = EINVAL;
 		return NULL;
 	}
+	return elf;
+}
+
+static Elf_Scn *section_by_name(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/*
+ * Names for the PLT entries, "target@plt", as perf makes them: the n-th
+ * relocation of .rela.plt is the (n+1)-th entry of .plt (the first one is
+ * the lazy-binding stub). Relocations without a symbol (IRELATIVE) give
+ * "@plt".
+ */
+static int add_plt_symbols(Elf *elf, struct builder *b)
+{
+	GElf_Shdr plt, rela, dynsym;
+	Elf_Scn *plt_scn = section_by_name(elf, ".plt", &plt);
+	Elf_Scn *rela_scn = section_by_name(elf, ".rela.plt", &rela);
+	Elf_Scn *sym_scn;
+	Elf_Data *rdata, *sdata;
+	uint64_t entsize;
+	char name[512];
+
+	if (!plt_scn || !rela_scn || plt.sh_type != SHT_PROGBITS || rela.sh_type != SHT_RELA ||
+	    !rela.sh_entsize)
+		return 0;
+	sym_scn = elf_getscn(elf, rela.sh_link);
+	if (!sym_scn || !gelf_getshdr(sym_scn, &dynsym))
+		return 0;
+	rdata = elf_getdata(rela_scn, NULL);
+	sdata = elf_getdata(sym_scn, NULL);
+	entsize = plt.sh_entsize ? plt.sh_entsize : 16;
+	if (!rdata || !sdata)
+		return 0;
+	for (size_t i = 0; i < rela.sh_size / rela.sh_entsize; i++) {
+		uint64_t addr = plt.sh_addr + entsize * (i + 1);
+		const char *target = "";
+		GElf_Rela r;
+		GElf_Sym sym;
+
+		if (addr + entsize > plt.sh_addr + plt.sh_size)
+			break;
+		if (!gelf_getrela(rdata, i, &r))
+			continue;
+		if (GELF_R_SYM(r.r_info) && gelf_getsym(sdata, GELF_R_SYM(r.r_info), &sym))
+			target = elf_strptr(elf, dynsym.sh_link, sym.st_name) ?: "";
+		snprintf(name, sizeof(name), "%s@plt", target);
+		if (builder_add(b, addr, entsize, name, 0))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct symtab *symtab_from_elf_plt(const char *path, const char *plt_path)
+{
+	struct builder b = { 0 };
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	GElf_Shdr sh;
+	int fd, err = 0;
+	Elf *elf = elf_open(path, &fd);
+
+	if (!elf)
+		return NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			continue;
@@ -367,8 +439,18 @@ struct symtab *symtab_from_elf(const char *path)
 		err = load_symtab_section(elf, symtab, &sh, &b);
 	if (!err && !b.nr && dynsym && gelf_getshdr(dynsym, &sh))
 		err = load_symtab_section(elf, dynsym, &sh, &b);
+	if (!err && plt_path && !strcmp(plt_path, path))
+		err = add_plt_symbols(elf, &b);
 	elf_end(elf);
 	close(fd);
+	if (!err && plt_path && strcmp(plt_path, path)) {
+		elf = elf_open(plt_path, &fd);
+		if (elf) {
+			err = add_plt_symbols(elf, &b);
+			elf_end(elf);
+			close(fd);
+		}
+	}
 	if (err) {
 		builder_release(&b);
 		sbx_error(-ENOMEM, "out of memory");
@@ -376,6 +458,11 @@ struct symtab *symtab_from_elf(const char *path)
 		return NULL;
 	}
 	return builder_finish(&b);
+}
+
+struct symtab *symtab_from_elf(const char *path)
+{
+	return symtab_from_elf_plt(path, path);
 }
 
 struct symtab *symtab_from_perf_map(const char *path)

@@ -297,6 +297,14 @@ static void test_elf_symbols_and_build_id(void)
 	}
 	for (size_t i = 1; i < t->nr; i++)
 		CHECK(t->syms[i - 1].start < t->syms[i].start);
+	/* PLT entries are named after their targets, like perf names them */
+	s = NULL;
+	for (size_t i = 0; i < t->nr; i++)
+		if (!strcmp(t->syms[i].name, "unlink@plt"))
+			s = &t->syms[i];
+	CHECK(s != NULL);
+	if (s)
+		CHECK_EQ_U64(s->size, 16);
 	symtab_free(t);
 	CHECK_EQ_INT(symbols_read_build_id("/proc/self/exe", id, sizeof(id), &size), 0);
 	CHECK_EQ_INT(size, 20);

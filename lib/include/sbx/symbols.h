@@ -44,11 +44,19 @@ int symbols_build_id_mem(const void *buf, size_t len, uint8_t *id, size_t max, s
 char *symbols_build_id_hex(const uint8_t *id, size_t size, char *out);
 
 /*
- * Load the function and object symbols of the ELF file at path (.symtab,
- * or .dynsym when it is stripped) into a new symtab (free with
+ * Load the function symbols (and labels in code) of the ELF file at path
+ * (.symtab, or .dynsym when it is stripped) into a new symtab (free with
  * symtab_free()). Returns NULL with errno and a message on failure.
  */
 struct symtab *symtab_from_elf(const char *path);
+
+/*
+ * Symbols of the ELF file at path, plus names for the PLT entries of the
+ * file at plt_path ("target@plt", as perf shows them; plt_path may be path,
+ * or the stripped file whose separate debug file is path, or NULL for none).
+ * symtab_from_elf(path) is symtab_from_elf_plt(path, path).
+ */
+struct symtab *symtab_from_elf_plt(const char *path, const char *plt_path);
 
 /*
  * Load "ADDR SIZE NAME" lines of a /tmp/perf-PID.map file. NULL with errno
