@@ -189,9 +189,9 @@ struct perf_data;
 int perf_data_open(const char *path, struct perf_data **out);
 
 /*
- * Read a perf.data from memory (len bytes at buf, which the caller keeps
- * alive and unchanged until perf_data_close()). A byte-swapped buffer is
- * copied once. Used by the unit tests and by jit-inject.
+ * Read a perf.data from memory: len bytes at buf are copied once (the
+ * reader swaps and aligns in place), so the caller may free buf at once.
+ * For the unit tests, and for tools that build a perf.data in memory.
  */
 int perf_data_open_mem(const void *buf, size_t len, struct perf_data **out);
 
