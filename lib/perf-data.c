@@ -65,6 +65,11 @@ struct perf_data {
 	const uint8_t *tracing_ref;
 	size_t tracing_len;
 	uint64_t nr_unknown;
+	uint64_t nr_compressed;
+	struct copy {			/* aligned copies of misaligned file records */
+		struct copy *next;
+		uint64_t data[];
+	} *copies;
 };
 
 /* ------------------------------------------------------- bounds helpers */
@@ -1147,6 +1152,12 @@ void perf_data_close(struct perf_data *d)
 	}
 	for (int f = 0; f < HEADER_LAST_FEATURE; f++)
 		free(d->feat[f].copy);
+	while (d->copies) {
+		struct copy *c = d->copies;
+
+		d->copies = c->next;
+		free(c);
+	}
 	free(d->attrs);
 	free(d->id_index);
 	free(d->rbuf);
@@ -1172,6 +1183,11 @@ bool perf_data_records_stable(const struct perf_data *d)
 uint64_t perf_data_nr_unknown(const struct perf_data *d)
 {
 	return d->nr_unknown;
+}
+
+uint64_t perf_data_nr_compressed(const struct perf_data *d)
+{
+	return d->nr_compressed;
 }
 
 /* ----------------------------------------------------------- records */
@@ -1326,10 +1342,20 @@ int perf_data_next(struct perf_data *d, const struct perf_event_header **out)
 				return err;
 			memcpy(d->rbuf, rec, h.size);
 			rec = d->rbuf;
-		} else if (h.size % 8) {
-			return sbx_error(-EINVAL, "corrupt record (type %u, %u bytes, not a multiple "
-					 "of 8) at offset %llu", h.type, h.size,
-					 (unsigned long long)d->pos);
+		} else if (h.size % 8 || d->pos % 8) {
+			/*
+			 * perf record -z writes COMPRESSED records of any size:
+			 * a misaligned record gets an aligned copy that lives
+			 * as long as the mapping, so pointers stay stable
+			 */
+			struct copy *c = malloc(sizeof(*c) + h.size);
+
+			if (!c)
+				return sbx_error(-ENOMEM, "out of memory");
+			c->next = d->copies;
+			d->copies = c;
+			memcpy(c->data, rec, h.size);
+			rec = (uint8_t *)c->data;
 		}
 		/* a write to the private mapping copies the page: only when needed */
 		if (d->swap || d->pipe)
@@ -1366,6 +1392,8 @@ int perf_data_next(struct perf_data *d, const struct perf_event_header **out)
 	}
 	if (!known_type(h.type))
 		d->nr_unknown++;
+	if (h.type == PERF_RECORD_COMPRESSED || h.type == PERF_RECORD_COMPRESSED2)
+		d->nr_compressed++;
 	*out = (const struct perf_event_header *)rec;
 	return 1;
 }

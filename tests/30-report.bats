@@ -188,6 +188,14 @@ compare_rows() {	# $1 perf rows, $2 sbx rows
 	[[ "$stderr" == *"truncated"* ]]
 }
 
+@test "report: perf record -z files: the compressed records are named, not silently lost" {
+	perf record -q -z -e cpu-clock -F 999 -o "$W/z.data" -- "$WORKLOADS/noploop" 100 \
+		>/dev/null 2>&1 || skip "perf record -z is not available here"
+	run -1 --separate-stderr sbx report -i "$W/z.data"
+	[[ "$stderr" == *"compressed records (perf record -z) were skipped"* ]]
+	[[ "$stderr" == *"no samples"* ]]
+}
+
 @test "report: usage errors exit 2" {
 	run -2 --separate-stderr sbx report -s nosuchkey -i "$W/nl.data"
 	[[ "$stderr" == *"bad --sort"* ]]

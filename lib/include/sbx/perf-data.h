@@ -216,8 +216,9 @@ bool perf_data_needs_swap(const struct perf_data *d);
  *
  * In file mode *rec points into the mapped file and stays valid until
  * perf_data_close() (perf_data_records_stable() is true); in pipe mode it
- * is an 8-aligned copy valid only until the next call. File-mode records
- * must be multiples of 8 bytes (a corrupt size is an error).
+ * is an 8-aligned copy valid only until the next call. (A file-mode
+ * record at a misaligned offset, after a COMPRESSED record of perf record
+ * -z, is handed out as an aligned copy that lives until close.)
  */
 int perf_data_next(struct perf_data *d, const struct perf_event_header **rec);
 
@@ -226,6 +227,12 @@ bool perf_data_records_stable(const struct perf_data *d);
 
 /* Records of unknown type seen so far. */
 uint64_t perf_data_nr_unknown(const struct perf_data *d);
+
+/*
+ * COMPRESSED / COMPRESSED2 records (perf record -z) seen so far: they are
+ * handed out as they are, not decompressed, so what they hold is not seen.
+ */
+uint64_t perf_data_nr_compressed(const struct perf_data *d);
 
 /* The events: nr, and the i-th (owned by the reader). */
 size_t perf_data_nr_attrs(const struct perf_data *d);
