@@ -51,7 +51,7 @@ WORKLOADS := $(WORKLOAD_SRCS:%.c=%)
 MAN_SRCS := $(wildcard Documentation/*.scd)
 MANS := $(MAN_SRCS:%.scd=%)
 
-.PHONY: all doc check unit-tests demo deps install uninstall clean help FORCE
+.PHONY: all doc check unit-tests demo deps install uninstall clean help fuzz FORCE
 
 all: sbx lib/libsbx.a doc workloads
 
@@ -61,6 +61,7 @@ help:
 	@echo 'make demo       install missing dependencies, build, run the main jobs'
 	@echo 'make SANITIZE=1 the same with ASan+UBSan (also: make check SANITIZE=1)'
 	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=…; make uninstall'
+	@echo 'make fuzz       libFuzzer targets in build/fuzz (scripts/fuzz.sh runs them)'
 
 $(B)/%.o: %.c $(B)/.flags
 	@mkdir -p $(dir $@)
@@ -106,6 +107,23 @@ workloads: $(WORKLOADS)
 .PHONY: workloads
 
 doc: $(MANS)
+
+# libFuzzer targets (clang): tests/fuzz/fuzz-NAME.c -> build/fuzz/fuzz-NAME; scripts/fuzz.sh runs them
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=build/fuzz/%.o)
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib/include -Ilib $(PKG_CFLAGS) \
+	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+
+build/fuzz/%.o: %.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -c -o $@ $<
+
+build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_LIB_OBJS)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+.SECONDARY: $(FUZZ_LIB_OBJS)
+fuzz: $(FUZZ_BINS)
 
 Documentation/%: Documentation/%.scd
 	scdoc < $< > $@.tmp && mv $@.tmp $@

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target: any bytes as a perf.data (file or pipe mode, either byte
+ * order) through the reader, the ordered session, the per-process address
+ * spaces and every feature decoder. Nothing may crash, hang or leak.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "sbx/addrspace.h"
+#include "sbx/dso.h"
+#include "sbx/perf-data.h"
+#include "sbx/session.h"
+
+static int deliver(void *ctx, const struct perf_event_header *rec,
+		   const struct perf_data_attr *attr, const struct perf_sample *sample)
+{
+	struct machine *m = ctx;
+	struct addr_location al;
+
+	if (rec->type != PERF_RECORD_SAMPLE)
+		return machine_process_record(m, rec) == -ENOMEM ? -ENOMEM : 0;
+	machine_resolve(m, sample->pid, sample->tid, sample->cpumode, sample->ip, &al);
+	for (uint64_t i = 0; i < sample->callchain_nr && i < 16; i++)
+		machine_resolve(m, sample->pid, sample->tid, sample->cpumode,
+				sample->callchain[i], &al);
+	machine_comm(m, sample->tid);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
+{
+	static const int string_feats[] = {
+		HEADER_HOSTNAME, HEADER_OSRELEASE, HEADER_VERSION, HEADER_ARCH,
+		HEADER_CPUDESC, HEADER_CPUID,
+	};
+	/* kept across inputs: symbol tables (kallsyms, libc) load once */
+	static struct dso_cache *cache;
+	struct perf_data *d;
+	struct machine *m;
+	struct session *s;
+	const void *fb;
+	size_t flen;
+
+	if (perf_data_open_mem(buf, len, &d))
+		return 0;
+	if (!cache)
+		cache = dso_cache_new();
+	m = cache ? machine_new(cache) : NULL;
+	s = m ? session_new(d) : NULL;
+	if (s)
+		session_run(s, deliver, m);
+	for (size_t i = 0; i < sizeof(string_feats) / sizeof(string_feats[0]); i++)
+		free(perf_data_feature_string(d, string_feats[i]));
+	if (m && perf_data_feature(d, HEADER_BUILD_ID, &fb, &flen) == 1)
+		machine_add_build_ids(m, fb, flen, perf_data_needs_swap(d));
+	perf_data_tracing_data(d, &flen);
+	session_free(s);
+	machine_free(m);
+	perf_data_close(d);
+	return 0;
+}
