@@ -424,6 +424,8 @@ static int add_map(struct machine *m, uint32_t pid, uint16_t misc, uint64_t star
 	if (is_anon(name)) {
 		snprintf(buf, sizeof(buf), "/tmp/perf-%u.map", pid);
 		dso = dso_cache_get(m->cache, buf, DSO_PERF_MAP);
+	} else if (!strcmp(name, "[vdso]")) {
+		dso = dso_cache_get(m->cache, name, DSO_ELF);
 	} else if (name[0] == '[' || strncmp(name, "/", 1)) {
 		dso = dso_cache_get(m->cache, name, DSO_NONE);
 	} else {

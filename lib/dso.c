@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -303,6 +304,35 @@ static struct symtab *symtab_from_debug_file(struct dso *d)
 	return t;
 }
 
+/*
+ * [vdso]: the kernel's image is the same in every process of one kernel,
+ * so this process's own copy stands for the recorded one (perf does the
+ * same); right when the report runs on the machine that recorded.
+ */
+static void load_vdso(struct dso *d)
+{
+	const uint8_t *img = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
+	size_t len;
+
+	if (!img || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return;
+	/* the image ends with its section headers */
+	len = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (len > 1 << 20)
+		return;
+	d->symtab = symtab_from_elf_mem(img, len);
+	d->loads = calloc(eh->e_phnum ? eh->e_phnum : 1, sizeof(*d->loads));
+	for (size_t i = 0; d->loads && i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(img + eh->e_phoff +
+							      i * eh->e_phentsize);
+
+		if (ph->p_type == PT_LOAD)
+			d->loads[d->nr_loads++] = (struct dso_load){
+				ph->p_offset, ph->p_vaddr, ph->p_filesz };
+	}
+}
+
 static void dso_load(struct dso *d)
 {
 	struct dso_cache *c = d->cache;
@@ -313,6 +343,10 @@ static void dso_load(struct dso *d)
 	switch (d->kind) {
 	case DSO_ELF:
 		elf_version(EV_CURRENT);
+		if (!strcmp(d->path, "[vdso]")) {
+			load_vdso(d);
+			break;
+		}
 		d->file = find_file(d);
 		if (!d->file)
 			return;

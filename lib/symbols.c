@@ -417,16 +417,13 @@ static int add_plt_symbols(Elf *elf, struct builder *b)
 	return 0;
 }
 
-struct symtab *symtab_from_elf_plt(const char *path, const char *plt_path)
+/* .symtab, else .dynsym, of an open ELF into b */
+static int load_elf_symbols(Elf *elf, struct builder *b)
 {
-	struct builder b = { 0 };
 	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
 	GElf_Shdr sh;
-	int fd, err = 0;
-	Elf *elf = elf_open(path, &fd);
+	int err = 0;
 
-	if (!elf)
-		return NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			continue;
@@ -436,9 +433,32 @@ struct symtab *symtab_from_elf_plt(const char *path, const char *plt_path)
 			dynsym = scn;
 	}
 	if (symtab && gelf_getshdr(symtab, &sh))
-		err = load_symtab_section(elf, symtab, &sh, &b);
-	if (!err && !b.nr && dynsym && gelf_getshdr(dynsym, &sh))
-		err = load_symtab_section(elf, dynsym, &sh, &b);
+		err = load_symtab_section(elf, symtab, &sh, b);
+	if (!err && !b->nr && dynsym && gelf_getshdr(dynsym, &sh))
+		err = load_symtab_section(elf, dynsym, &sh, b);
+	return err;
+}
+
+static struct symtab *finish_or_fail(struct builder *b, int err)
+{
+	if (err) {
+		builder_release(b);
+		sbx_error(-ENOMEM, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	return builder_finish(b);
+}
+
+struct symtab *symtab_from_elf_plt(const char *path, const char *plt_path)
+{
+	struct builder b = { 0 };
+	int fd, err;
+	Elf *elf = elf_open(path, &fd);
+
+	if (!elf)
+		return NULL;
+	err = load_elf_symbols(elf, &b);
 	if (!err && plt_path && !strcmp(plt_path, path))
 		err = add_plt_symbols(elf, &b);
 	elf_end(elf);
@@ -451,13 +471,30 @@ struct symtab *symtab_from_elf_plt(const char *path, const char *plt_path)
 			close(fd);
 		}
 	}
-	if (err) {
-		builder_release(&b);
-		sbx_error(-ENOMEM, "out of memory");
-		errno = ENOMEM;
+	return finish_or_fail(&b, err);
+}
+
+struct symtab *symtab_from_elf_mem(const void *buf, size_t len)
+{
+	struct builder b = { 0 };
+	Elf *elf;
+	int err;
+
+	if (!elf_ready()) {
+		sbx_error(-EINVAL, "libelf: %s", elf_errmsg(-1));
+		errno = EINVAL;
 		return NULL;
 	}
-	return builder_finish(&b);
+	elf = elf_memory((char *)buf, len);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		sbx_error(-EINVAL, "not an ELF image");
+		errno = EINVAL;
+		return NULL;
+	}
+	err = load_elf_symbols(elf, &b);
+	elf_end(elf);
+	return finish_or_fail(&b, err);
 }
 
 struct symtab *symtab_from_elf(const char *path)

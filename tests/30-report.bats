@@ -150,6 +150,29 @@ compare_rows() {	# $1 perf rows, $2 sbx rows
 	[ "$(echo "$output" | jq -r '.[0].symbol')" = hot_a ]
 }
 
+@test "report: samples in [vdso] resolve like perf's (this kernel's vdso image)" {
+	cat > "$W/vd.c" <<-'EOF'
+	#include <time.h>
+	int main(void)
+	{
+		struct timespec ts;
+		unsigned long s = 0;
+		for (long i = 0; i < 10000000; i++) {
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			s += ts.tv_nsec;
+		}
+		return s == 1;
+	}
+	EOF
+	cc -O1 -o "$W/vd" "$W/vd.c"
+	perf record -q -e cpu-clock -F 999 -o "$W/vd.data" -- "$W/vd" >/dev/null 2>&1
+	perf_rows "$W/vd.data" sym | sed 's/^\[[.k]\] //' > "$W/perf-vd"
+	run -0 sbx report --json -i "$W/vd.data" -s sym
+	echo "$output" | jq -r '.[] | .symbol + "\t" + (.percent|tostring)' | sort > "$W/sbx-vd"
+	grep -q '__vdso_clock_gettime' "$W/sbx-vd"
+	run -0 compare_rows "$W/perf-vd" "$W/sbx-vd"
+}
+
 @test "report: two events in one file, each with its own table and ids" {
 	perf record -q -e cpu-clock,task-clock -F 999 -o "$W/two.data" -- "$WORKLOADS/noploop" 200 \
 		>/dev/null 2>&1 || skip "perf cannot record two events here"

@@ -58,6 +58,9 @@ struct symtab *symtab_from_elf(const char *path);
  */
 struct symtab *symtab_from_elf_plt(const char *path, const char *plt_path);
 
+/* Symbols of an ELF image in memory (len bytes at buf, read only during the call). */
+struct symtab *symtab_from_elf_mem(const void *buf, size_t len);
+
 /*
  * Load "ADDR SIZE NAME" lines of a /tmp/perf-PID.map file. NULL with errno
  * when it cannot be read; malformed lines are skipped.
