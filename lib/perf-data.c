@@ -321,7 +321,8 @@ static const struct perf_data_attr *attr_by_id(const struct perf_data *cd, uint6
 	if (d->nr_attrs == 1 || id == 0)
 		return &d->attrs[0];
 	if (!d->id_index_sorted) {
-		qsort(d->id_index, d->nr_ids, sizeof(*d->id_index), cmp_id);
+		if (d->nr_ids)
+			qsort(d->id_index, d->nr_ids, sizeof(*d->id_index), cmp_id);
 		d->id_index_sorted = true;
 	}
 	hi = d->nr_ids;
