@@ -312,16 +312,6 @@ int cmd_record(int argc, char **argv)
 		error("-o -: stdout is a terminal; redirect it to a file or a pipe");
 		goto out;
 	}
-	if (!pipe) {
-		struct stat st;
-
-		/* the file is renamed into place: never over a device or a FIFO */
-		if (stat(output, &st) == 0 && !S_ISREG(st.st_mode)) {
-			error("'%s' is not a regular file; for a stream use -o - and redirect "
-			      "stdout", output);
-			goto out;
-		}
-	}
 	install_signals();
 
 	/* the workload, corked until the counters are open */

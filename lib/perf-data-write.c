@@ -133,7 +133,15 @@ int perf_data_writer_open(const char *path, struct perf_data_writer **out)
 		const char *slash = strrchr(path, '/');
 		int dirlen = slash ? (int)(slash - path + 1) : 0;
 		const char *base = slash ? slash + 1 : path;
+		struct stat st;
 
+		/* the file is renamed into place: never over a device or a FIFO */
+		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+			free(w->buf);
+			free(w);
+			return sbx_error(-EINVAL, "'%s' is not a regular file; for a stream "
+					 "use pipe mode ('-')", path);
+		}
 		w->path = strdup(path);
 		if (!w->path || asprintf(&w->tmp, "%.*s.%s.XXXXXX", dirlen, path, base) < 0) {
 			free(w->path);

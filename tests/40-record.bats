@@ -535,7 +535,7 @@ top_entry() {
 @test "-o to a device or a FIFO is refused: the file is never renamed over it" {
 	run -1 --separate-stderr sbx record -e cpu-clock -o /dev/null -- true
 	assert_equal "${stderr_lines[-1]}" \
-		"sbx record: error: '/dev/null' is not a regular file; for a stream use -o - and redirect stdout"
+		"sbx record: error: '/dev/null' is not a regular file; for a stream use pipe mode ('-')"
 	[ -c /dev/null ]
 	mkfifo fifo
 	run -1 --separate-stderr sbx record -e cpu-clock -o fifo -- true
