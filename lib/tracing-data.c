@@ -83,6 +83,15 @@ struct tp {
 	char sys[256], name[256];
 };
 
+/* Whether tps[j] is an event already listed in tps[from..j). */
+static bool repeats(const struct tp *tps, size_t from, size_t j)
+{
+	for (size_t k = from; k < j; k++)
+		if (!strcmp(tps[k].sys, tps[j].sys) && !strcmp(tps[k].name, tps[j].name))
+			return true;
+	return false;
+}
+
 static bool id_matches(const char *dir, const char *sys, const char *name, uint64_t id)
 {
 	char path[768];
@@ -217,30 +226,15 @@ int synthesize_tracing_data(const struct record *r, void **out, size_t *out_len)
 
 		if (done[i])
 			continue;
-		for (j = i; j < nr; j++) {
-			bool dup = false;
-			size_t k;
-
-			if (strcmp(tps[j].sys, tps[i].sys))
-				continue;
-			for (k = i; k < j; k++)
-				dup |= !strcmp(tps[k].sys, tps[j].sys) &&
-				       !strcmp(tps[k].name, tps[j].name);
-			count += !dup;
-		}
+		for (j = i; j < nr; j++)
+			count += !strcmp(tps[j].sys, tps[i].sys) && !repeats(tps, i, j);
 		tput(&b, tps[i].sys, strlen(tps[i].sys) + 1);
 		tput(&b, &count, 4);
 		for (j = i; j < nr; j++) {
-			bool dup = false;
-			size_t k;
-
 			if (strcmp(tps[j].sys, tps[i].sys))
 				continue;
-			for (k = i; k < j; k++)
-				dup |= !strcmp(tps[k].sys, tps[j].sys) &&
-				       !strcmp(tps[k].name, tps[j].name);
 			done[j] = true;
-			if (dup)
+			if (repeats(tps, i, j))
 				continue;
 			snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, tps[j].sys,
 				 tps[j].name);
