@@ -57,19 +57,6 @@ setup_file() {
 		return 0;
 	}
 	EOF
-	# a system call per iteration: a tracepoint that fires millions of times
-	cat > "$W/sysloop.c" <<-'EOF'
-	#include <stdlib.h>
-	#include <sys/syscall.h>
-	#include <unistd.h>
-	int main(int argc, char **argv)
-	{
-		long n = argc > 1 ? atol(argv[1]) : 1000000;
-		for (long i = 0; i < n; i++)
-			syscall(SYS_getppid);
-		return 0;
-	}
-	EOF
 	# a tiny JIT: a counting loop in anonymous memory, described in a jitdump
 	# (perf's format) whose CLOCK_MONOTONIC timestamps perf inject lines up
 	cat > "$W/jit.c" <<-'EOF'
@@ -138,7 +125,7 @@ setup_file() {
 		return 0;
 	}
 	EOF
-	for w in hot forker sysloop jit; do
+	for w in hot forker jit; do
 		cc -O1 -g -fno-inline -fno-omit-frame-pointer -fPIE -pie -o "$W/$w" "$W/$w.c"
 	done
 }
@@ -274,7 +261,7 @@ top_entry() {
 @test "lost samples are counted, written as LOST records and reported" {
 	# a one-page ring buffer cannot keep up with a tracepoint hit a million times
 	run -0 --separate-stderr sbx record -m 1 -e raw_syscalls:sys_enter -o out.data -- \
-		"$W/sysloop" 100000
+		"$WORKLOADS/sysloop" 100000
 	local summary=${stderr_lines[-1]} samples lost
 	samples=$(sed -E 's/^\[ sbx record: ([0-9]+) samples, ([0-9]+) lost.*/\1/' <<< "$summary")
 	lost=$(sed -E 's/^\[ sbx record: ([0-9]+) samples, ([0-9]+) lost.*/\2/' <<< "$summary")

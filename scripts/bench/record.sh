@@ -80,19 +80,6 @@ bench "cpu-clock at $FREQ Hz, noploop 1500 (CPU-bound, ~1.8 s)" \
 bench "cpu-clock at $FREQ Hz with call chains (-g), noploop 1500" \
 	-e cpu-clock -F "$FREQ" -g -- "$NOPLOOP" 1500
 if [ -d /sys/kernel/tracing/events/raw_syscalls ]; then
-	cat > "$tmp/sysloop.c" <<-'EOF'
-	#include <stdlib.h>
-	#include <sys/syscall.h>
-	#include <unistd.h>
-	int main(int argc, char **argv)
-	{
-		long n = argc > 1 ? atol(argv[1]) : 1000000;
-		for (long i = 0; i < n; i++)
-			syscall(SYS_getppid);
-		return 0;
-	}
-	EOF
-	cc -O1 -o "$tmp/sysloop" "$tmp/sysloop.c"
 	bench "raw_syscalls:sys_enter, every hit (-c 1), 200k system calls (data-heavy)" \
-		-e raw_syscalls:sys_enter -c 1 -- "$tmp/sysloop" 200000
+		-e raw_syscalls:sys_enter -c 1 -- tests/workloads/sysloop 200000
 fi
