@@ -10,6 +10,7 @@ packages=(
 	libtraceevent-dev			# tracepoint formats
 	libjson-c-dev				# --json output
 	libcapstone-dev				# the faulting instruction of a crashed snippet
+	libzstd-dev				# perf record -z data: perf's own compression, zstd
 	scdoc man-db groff-base			# man pages: build and read
 	bats bats-support bats-assert		# CLI tests
 	linux-perf				# the judge: perf report/script read what we write
