@@ -589,9 +589,6 @@ int cmd_script(int argc, char **argv)
 	if (st->bad_samples)
 		warning("%" PRIu64 " samples could not be parsed or named an unknown event",
 			st->bad_samples);
-	if (perf_data_nr_compressed(s.data))
-		warning("%" PRIu64 " compressed records (perf record -z) were skipped: "
-			"their events are not shown; record without -z", perf_data_nr_compressed(s.data));
 	if (perf_data_nr_unknown(s.data) && sbx_globals.verbose)
 		warning("%" PRIu64 " records of unknown type were skipped",
 			perf_data_nr_unknown(s.data));

@@ -6,6 +6,9 @@
  * A byte-swapped file is mapped copy-on-write and each record is swapped in
  * place when it is first handed out, so pointers stay valid until close.
  * Pipe mode from a stream reads one record at a time into a buffer.
+ * perf record -z data (COMPRESSED records) goes through one zstd stream
+ * per file, as perf writes it; the records decompressed from it are handed
+ * out from a buffer that the next COMPRESSED record refills.
  * Every length read from the input is checked with the cursor helpers.
  */
 #include <byteswap.h>
@@ -17,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "sbx/error.h"
 #include "sbx/perf-data.h"
@@ -66,6 +70,17 @@ struct perf_data {
 	size_t tracing_len;
 	uint64_t nr_unknown;
 	uint64_t nr_compressed;
+	/*
+	 * perf record -z: one zstd stream runs through every COMPRESSED
+	 * record; [dpos, dlen) of dbuf are decompressed bytes not handed out
+	 * yet (a record may straddle two COMPRESSED records: its head waits
+	 * there for the next one).
+	 */
+	ZSTD_DStream *zstd;
+	size_t zstd_cap;	/* most bytes one COMPRESSED record may give */
+	uint8_t *dbuf;
+	size_t dbuf_cap, dpos, dlen;
+	uint64_t comp_off;	/* offset of the last COMPRESSED record, for messages */
 	struct copy {			/* aligned copies of misaligned file records */
 		struct copy *next;
 		uint64_t data[];
@@ -1159,6 +1174,8 @@ void perf_data_close(struct perf_data *d)
 		d->copies = c->next;
 		free(c);
 	}
+	ZSTD_freeDStream(d->zstd);
+	free(d->dbuf);
 	free(d->attrs);
 	free(d->id_index);
 	free(d->rbuf);
@@ -1178,7 +1195,8 @@ bool perf_data_needs_swap(const struct perf_data *d)
 
 bool perf_data_records_stable(const struct perf_data *d)
 {
-	return !d->stream && !d->pipe;
+	/* decompressed records live in a buffer that the next COMPRESSED one refills */
+	return !d->stream && !d->pipe && !d->feat[HEADER_COMPRESSED].buf;
 }
 
 uint64_t perf_data_nr_unknown(const struct perf_data *d)
@@ -1281,14 +1299,190 @@ static bool known_type(uint32_t type)
 	return perf_record_type_name(type) != NULL;
 }
 
-int perf_data_next(struct perf_data *d, const struct perf_event_header **out)
+static bool is_compressed(uint32_t type)
+{
+	return type == PERF_RECORD_COMPRESSED || type == PERF_RECORD_COMPRESSED2;
+}
+
+/* mmap_len of perf's biggest ring buffer is far below this; more is corrupt */
+#define ZSTD_MMAP_LEN_MAX	(1U << 30)
+
+/*
+ * Start the zstd stream at the first COMPRESSED record, from the
+ * HEADER_COMPRESSED feature: u32 version, type (1: zstd), level, ratio,
+ * mmap_len (perf's header.c).
+ */
+static int zstd_start(struct perf_data *d)
+{
+	const void *buf;
+	uint32_t type, mmap_len;
+	size_t len;
+
+	if (perf_data_feature(d, HEADER_COMPRESSED, &buf, &len) != 1)
+		return sbx_error(-EINVAL, "COMPRESSED record at offset %llu, but no "
+				 "HEADER_COMPRESSED feature", (unsigned long long)d->comp_off);
+	if (len < 20)
+		return sbx_error(-EINVAL, "HEADER_COMPRESSED feature of %zu bytes", len);
+	type = rd32((const uint8_t *)buf + 4, d->swap);
+	mmap_len = rd32((const uint8_t *)buf + 16, d->swap);
+	if (type != 1)
+		return sbx_error(-ENOTSUP, "compression type %u of perf record -z is not "
+				 "supported (only 1, zstd)", type);
+	if (!mmap_len || mmap_len > ZSTD_MMAP_LEN_MAX)
+		return sbx_error(-EINVAL, "HEADER_COMPRESSED: mmap_len %u is out of range", mmap_len);
+	/*
+	 * perf compresses one ring buffer flush (at most mmap_len bytes) into
+	 * COMPRESSED records with one zstd stream that it flushes, never ends;
+	 * what a flush left in the compressor comes out with the next one, at
+	 * most a zstd block (128 KiB): a record that gives more is corrupt.
+	 */
+	d->zstd_cap = 2 * (size_t)mmap_len + ZSTD_BLOCKSIZE_MAX;
+	d->zstd = ZSTD_createDStream();
+	if (!d->zstd)
+		return sbx_error(-ENOMEM, "out of memory");
+	if (ZSTD_isError(ZSTD_initDStream(d->zstd)))
+		return sbx_error(-ENOMEM, "cannot start a zstd stream");
+	return 0;
+}
+
+/*
+ * Decompress a COMPRESSED record (header h already in native order; the
+ * bytes at rec may be misaligned and are not written) after what is left
+ * of the previous one in dbuf.
+ */
+static int decompress(struct perf_data *d, const uint8_t *rec, const struct perf_event_header *h)
+{
+	const uint8_t *src = rec + sizeof(*h);
+	size_t len = h->size - sizeof(*h), start;
+	ZSTD_inBuffer in;
+	int err;
+
+	if (h->type == PERF_RECORD_COMPRESSED2) {
+		uint64_t size;
+
+		/* u64 data_size; data[]: header.size is padded to 8 */
+		if (len < 8)
+			return sbx_error(-EINVAL, "truncated COMPRESSED2 record at offset %llu",
+					 (unsigned long long)d->comp_off);
+		memcpy(&size, src, 8);
+		if (d->swap)
+			size = bswap_64(size);
+		if (size > len - 8)
+			return sbx_error(-EINVAL, "COMPRESSED2 record at offset %llu: %llu bytes of "
+					 "data in a record of %u", (unsigned long long)d->comp_off,
+					 (unsigned long long)size, h->size);
+		src += 8;
+		len = size;
+	}
+	if (!d->zstd && (err = zstd_start(d)))
+		return err;
+	/* keep the head of a record that goes on in this one */
+	if (d->dpos) {
+		memmove(d->dbuf, d->dbuf + d->dpos, d->dlen - d->dpos);
+		d->dlen -= d->dpos;
+		d->dpos = 0;
+	}
+	start = d->dlen;
+	in = (ZSTD_inBuffer){ src, len, 0 };
+	for (;;) {
+		ZSTD_outBuffer out;
+		size_t ret, in_was, out_was;
+
+		if (d->dlen == d->dbuf_cap) {
+			size_t cap = d->dbuf_cap ? 2 * d->dbuf_cap : 1 << 16;
+			uint8_t *b;
+
+			if (d->dlen - start >= d->zstd_cap)
+				return sbx_error(-EINVAL, "COMPRESSED record at offset %llu: more than "
+						 "%zu bytes of data (HEADER_COMPRESSED mmap_len): "
+						 "corrupt", (unsigned long long)d->comp_off,
+						 d->zstd_cap);
+			if (cap > start + d->zstd_cap)
+				cap = start + d->zstd_cap;
+			b = realloc(d->dbuf, cap);
+			if (!b)
+				return sbx_error(-ENOMEM, "out of memory");
+			d->dbuf = b;
+			d->dbuf_cap = cap;
+		}
+		out = (ZSTD_outBuffer){ d->dbuf, d->dbuf_cap, d->dlen };
+		in_was = in.pos;
+		out_was = out.pos;
+		ret = ZSTD_decompressStream(d->zstd, &out, &in);
+		if (ZSTD_isError(ret))
+			return sbx_error(-EINVAL, "COMPRESSED record at offset %llu: corrupt zstd "
+					 "data (%s)", (unsigned long long)d->comp_off,
+					 ZSTD_getErrorName(ret));
+		d->dlen = out.pos;
+		/* all input taken and room left: zstd has flushed what it can */
+		if (in.pos == in.size && out.pos < out.size)
+			return 0;
+		if (in.pos == in_was && out.pos == out_was && out.pos < out.size)
+			return sbx_error(-EINVAL, "COMPRESSED record at offset %llu: the zstd "
+					 "stream makes no progress", (unsigned long long)d->comp_off);
+	}
+}
+
+/*
+ * The next record decompressed from COMPRESSED records: 1 with *out set,
+ * 0 when none is complete yet, or a negative errno.
+ */
+static int next_decompressed(struct perf_data *d, const struct perf_event_header **out)
+{
+	struct perf_event_header h;
+	size_t left = d->dlen - d->dpos;
+	uint8_t *rec = d->dbuf + d->dpos;
+	int err;
+
+	if (left < sizeof(h))
+		return 0;
+	memcpy(&h, rec, sizeof(h));
+	if (d->swap) {
+		h.type = bswap_32(h.type);
+		h.misc = bswap_16(h.misc);
+		h.size = bswap_16(h.size);
+	}
+	if (h.size < sizeof(h))
+		return sbx_error(-EINVAL, "record of %u bytes in the data of the COMPRESSED record "
+				 "at offset %llu", h.size, (unsigned long long)d->comp_off);
+	if (h.size > left)
+		return 0;	/* it goes on in the next COMPRESSED record */
+	/* these need more than their bytes: the ring buffer never holds them */
+	if (is_compressed(h.type) || h.type == PERF_RECORD_HEADER_TRACING_DATA)
+		return sbx_error(-EINVAL, "%s record inside the data of the COMPRESSED record at "
+				 "offset %llu", perf_record_type_name(h.type),
+				 (unsigned long long)d->comp_off);
+	if (d->dpos % 8 || h.size % 8) {
+		/* dbuf is malloc'ed (aligned): only a corrupt size misaligns */
+		if ((err = rbuf_reserve(d, h.size)))
+			return err;
+		memcpy(d->rbuf, rec, h.size);
+		rec = d->rbuf;
+	}
+	memcpy(rec, &h, sizeof(h));
+	d->dpos += h.size;
+	if (d->swap && swap_record(d, rec))
+		return sbx_error(-EINVAL, "malformed %s record in the data of the COMPRESSED record "
+				 "at offset %llu", perf_record_type_name(h.type) ?: "unknown",
+				 (unsigned long long)d->comp_off);
+	if (d->pipe && (err = process_inband(d, rec)))
+		return err;
+	if (!known_type(h.type))
+		d->nr_unknown++;
+	*out = (const struct perf_event_header *)rec;
+	return 1;
+}
+
+/*
+ * The next record of the input itself: 1 with *out set, 0 at the end, 2
+ * after a COMPRESSED record (its data is in dbuf now), or a negative errno.
+ */
+static int next_raw(struct perf_data *d, const struct perf_event_header **out)
 {
 	struct perf_event_header h;
 	uint8_t *rec;
 	int err;
 
-	if (d->eof)
-		return 0;
 	if (d->stream) {
 		err = read_full(d, &h, sizeof(h));
 		if (err <= 0) {
@@ -1334,10 +1528,14 @@ int perf_data_next(struct perf_data *d, const struct perf_event_header **out)
 			return sbx_error(-EINVAL, "truncated or corrupt record (type %u, %u bytes) "
 					 "at offset %llu", h.type, h.size,
 					 (unsigned long long)d->pos);
-		if (d->pipe) {
+		if (is_compressed(h.type)) {
+			/* decompressed from where it is: no copy, no write */
+		} else if (d->pipe || ((h.size % 8 || d->pos % 8) && !perf_data_records_stable(d))) {
 			/*
 			 * perf writes pipe-mode records of sizes that are not
-			 * multiples of 8 (HEADER_FEATURE): hand out an aligned copy
+			 * multiples of 8 (HEADER_FEATURE), and perf record -z
+			 * COMPRESSED records of any size: hand out an aligned
+			 * copy
 			 */
 			if ((err = rbuf_reserve(d, h.size)))
 				return err;
@@ -1345,9 +1543,8 @@ int perf_data_next(struct perf_data *d, const struct perf_event_header **out)
 			rec = d->rbuf;
 		} else if (h.size % 8 || d->pos % 8) {
 			/*
-			 * perf record -z writes COMPRESSED records of any size:
-			 * a misaligned record gets an aligned copy that lives
-			 * as long as the mapping, so pointers stay stable
+			 * the same where records are stable: the copy lives as
+			 * long as the mapping
 			 */
 			struct copy *c = malloc(sizeof(*c) + h.size);
 
@@ -1359,8 +1556,15 @@ int perf_data_next(struct perf_data *d, const struct perf_event_header **out)
 			rec = (uint8_t *)c->data;
 		}
 		/* a write to the private mapping copies the page: only when needed */
-		if (d->swap || d->pipe)
+		if ((d->swap || d->pipe) && !is_compressed(h.type))
 			memcpy(rec, &h, sizeof(h));
+	}
+	if (is_compressed(h.type)) {
+		d->comp_off = d->pos;
+		d->pos += h.size;
+		d->nr_compressed++;
+		err = decompress(d, rec, &h);
+		return err ? err : 2;
 	}
 	d->pos += h.size;
 	if (d->swap && swap_record(d, rec))
@@ -1393,10 +1597,28 @@ int perf_data_next(struct perf_data *d, const struct perf_event_header **out)
 	}
 	if (!known_type(h.type))
 		d->nr_unknown++;
-	if (h.type == PERF_RECORD_COMPRESSED || h.type == PERF_RECORD_COMPRESSED2)
-		d->nr_compressed++;
 	*out = (const struct perf_event_header *)rec;
 	return 1;
+}
+
+int perf_data_next(struct perf_data *d, const struct perf_event_header **out)
+{
+	int ret;
+
+	for (;;) {
+		/* what was decompressed goes first: it came before what follows */
+		ret = next_decompressed(d, out);
+		if (ret)
+			return ret;
+		if (d->eof)
+			return 0;
+		ret = next_raw(d, out);
+		if (ret == 0 && d->dlen > d->dpos)
+			return sbx_error(-EINVAL, "the data of the COMPRESSED records ends inside a "
+					 "record (%zu bytes left)", d->dlen - d->dpos);
+		if (ret != 2)
+			return ret;
+	}
 }
 
 const char *perf_record_type_name(uint32_t type)

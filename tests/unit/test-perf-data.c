@@ -2,7 +2,8 @@
 /*
  * perf.data reader and writer on byte-level fixtures built here: the same
  * file in both byte orders, pipe mode, a file cut mid-record, an unknown
- * record type, and a writer round trip.
+ * record type, a writer round trip, and perf record -z data compressed
+ * here with libzstd (straddling records, corrupt and truncated streams).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "harness.h"
 #include "sbx/error.h"
@@ -702,6 +704,271 @@ static void test_writer_pipe_round_trip(void)
 	unlink(path);
 }
 
+/* --------------------------------------------- perf record -z (zstd) */
+
+/*
+ * A perf record -z input built here: the fixture's records (reps times) in
+ * one zstd stream, flushed every chunk bytes into its own COMPRESSED
+ * record (COMPRESSED2 every other one), so that records straddle
+ * COMPRESSED records and COMPRESSED records sit at odd offsets, as perf
+ * writes them; HEADER_COMPRESSED (zstd, mmap_len) as a feature section or,
+ * in pipe mode, a HEADER_FEATURE record.
+ */
+struct zopts {
+	bool be, pipe;
+	int reps;
+	size_t chunk;
+	uint32_t mmap_len;
+	bool no_feature;
+	bool garbage;		/* the first COMPRESSED record holds no zstd frame */
+	size_t drop;		/* leave out the last drop COMPRESSED records */
+};
+
+static void put_compressed_feature(struct buf *b, uint32_t mmap_len)
+{
+	put_u32(b, 0);		/* version */
+	put_u32(b, 1);		/* type: zstd */
+	put_u32(b, 1);		/* level */
+	put_u32(b, 8);		/* ratio */
+	put_u32(b, mmap_len);
+}
+
+static size_t put_zstd_records(struct buf *b, const struct zopts *o)
+{
+	struct buf inner = { .be = o->be };
+	ZSTD_CStream *z = ZSTD_createCStream();
+	size_t nr = 0, total, max = ZSTD_compressBound(o->chunk) + 64;
+	uint8_t *out = malloc(max);
+
+	for (int i = 0; i < o->reps; i++)
+		put_records(&inner);
+	ZSTD_initCStream(z, 1);
+	total = (inner.len + o->chunk - 1) / o->chunk;
+	for (size_t off = 0; off < inner.len; off += o->chunk, nr++) {
+		size_t n = inner.len - off < o->chunk ? inner.len - off : o->chunk;
+		ZSTD_inBuffer in = { inner.p + off, n, 0 };
+		ZSTD_outBuffer ob = { out, max, 0 };
+		size_t at;
+
+		/* flushed, never ended: the stream goes on, as perf's does */
+		while (ZSTD_compressStream2(z, &ob, &in, ZSTD_e_flush) != 0)
+			;
+		if (nr == 0 && o->garbage)
+			memset(out, 0xa5, ob.pos);
+		if (nr >= total - o->drop)
+			continue;
+		if (nr % 2 == 0) {
+			at = begin_rec(b, PERF_RECORD_COMPRESSED, 0);
+			put(b, out, ob.pos);
+		} else {
+			at = begin_rec(b, PERF_RECORD_COMPRESSED2, 0);
+			put_u64(b, ob.pos);
+			put(b, out, ob.pos);
+			put_zeros(b, (8 - ob.pos % 8) % 8);
+		}
+		end_rec(b, at);
+	}
+	ZSTD_freeCStream(z);
+	free(out);
+	free(inner.p);
+	return nr - o->drop;
+}
+
+static struct buf make_zstd(const struct zopts *o, size_t *nr_compressed)
+{
+	struct buf b = { .be = o->be };
+	size_t at, attrs, data, table;
+
+	put_u64(&b, PERF_MAGIC);
+	if (o->pipe) {
+		put_u64(&b, 16);
+		at = begin_rec(&b, PERF_RECORD_HEADER_ATTR, 0);
+		put_attr(&b, SAMPLE_TYPE);
+		end_rec(&b, at);
+		if (!o->no_feature) {
+			at = begin_rec(&b, PERF_RECORD_HEADER_FEATURE, 0);
+			put_u64(&b, HEADER_COMPRESSED);
+			put_compressed_feature(&b, o->mmap_len);
+			end_rec(&b, at);	/* 36 bytes, as perf writes it */
+		}
+		*nr_compressed = put_zstd_records(&b, o);
+		return b;
+	}
+	put_u64(&b, 104);
+	put_u64(&b, 128 + 16);
+	put_zeros(&b, 104 - 24);
+	attrs = b.len;
+	put_attr(&b, SAMPLE_TYPE);
+	put_u64(&b, 0);
+	put_u64(&b, 0);
+	data = b.len;
+	*nr_compressed = put_zstd_records(&b, o);
+	set_u64(&b, 24, attrs);
+	set_u64(&b, 32, 128 + 16);
+	set_u64(&b, 40, data);
+	set_u64(&b, 48, b.len - data);
+	if (!o->no_feature) {
+		set_u64(&b, 72, 1ULL << HEADER_COMPRESSED);
+		table = b.len;
+		put_u64(&b, table + 16);
+		put_u64(&b, 20);
+		put_compressed_feature(&b, o->mmap_len);
+	}
+	return b;
+}
+
+static void test_zstd_both_modes_both_orders(void)
+{
+	for (int pipe = 0; pipe < 2; pipe++)
+		for (int be = 0; be < 2; be++) {
+			struct zopts o = { .be = be, .pipe = pipe, .reps = 1, .chunk = 50,
+					   .mmap_len = 4096 };
+			size_t nr;
+			struct buf b = make_zstd(&o, &nr);
+			struct perf_data *d;
+
+			CHECK(nr > 5);	/* records straddle COMPRESSED records */
+			CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), 0);
+			CHECK_EQ_INT(perf_data_is_pipe(d), pipe);
+			CHECK_EQ_INT(perf_data_needs_swap(d), be);
+			/* decompressed records live in a buffer that is refilled */
+			CHECK(!perf_data_records_stable(d));
+			check_fixture(d);
+			CHECK_EQ_U64(perf_data_nr_compressed(d), nr);
+			perf_data_close(d);
+			free(b.p);
+		}
+}
+
+static void test_zstd_chunk_sizes(void)
+{
+	/* one COMPRESSED record for everything, and records cut at every size */
+	static const size_t chunks[] = { 1, 7, 8, 64, 100000 };
+
+	for (size_t i = 0; i < sizeof(chunks) / sizeof(*chunks); i++) {
+		struct zopts o = { .reps = 1, .chunk = chunks[i], .mmap_len = 4096 };
+		size_t nr;
+		struct buf b = make_zstd(&o, &nr);
+		struct perf_data *d;
+
+		CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), 0);
+		check_fixture(d);
+		perf_data_close(d);
+		free(b.p);
+	}
+}
+
+/* Read to the end; the number of records before the error or the end. */
+static int read_all(struct perf_data *d, int *ret)
+{
+	const struct perf_event_header *h;
+	int n = 0;
+
+	while ((*ret = perf_data_next(d, &h)) > 0)
+		n++;
+	return n;
+}
+
+static void test_zstd_bad(void)
+{
+	struct perf_data *d;
+	struct buf b;
+	size_t nr;
+	int ret, n;
+
+	/* the first COMPRESSED record holds no zstd frame */
+	for (int pipe = 0; pipe < 2; pipe++) {
+		struct zopts o = { .pipe = pipe, .reps = 1, .chunk = 50, .mmap_len = 4096,
+				   .garbage = true };
+
+		b = make_zstd(&o, &nr);
+		CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), 0);
+		n = read_all(d, &ret);
+		CHECK_EQ_INT(ret, -EINVAL);
+		CHECK(strstr(sbx_error_msg(), "corrupt zstd data") != NULL);
+		CHECK_EQ_INT(n, pipe ? 2 : 0);	/* pipe: HEADER_ATTR, HEADER_FEATURE */
+		perf_data_close(d);
+		free(b.p);
+	}
+
+	/* the stream stops inside the last record: what came before, then an error */
+	for (int be = 0; be < 2; be++) {
+		struct zopts o = { .be = be, .reps = 1, .chunk = 50, .mmap_len = 4096, .drop = 1 };
+
+		b = make_zstd(&o, &nr);
+		CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), 0);
+		n = read_all(d, &ret);
+		CHECK_EQ_INT(ret, -EINVAL);
+		CHECK(strstr(sbx_error_msg(), "ends inside a record") != NULL);
+		CHECK_EQ_INT(n, 6);	/* all but the last MMAP2 */
+		CHECK_EQ_INT(perf_data_next(d, &(const struct perf_event_header *){ 0 }), 0);
+		perf_data_close(d);
+		free(b.p);
+	}
+
+	/* COMPRESSED records without HEADER_COMPRESSED */
+	for (int pipe = 0; pipe < 2; pipe++) {
+		struct zopts o = { .pipe = pipe, .reps = 1, .chunk = 50, .no_feature = true };
+
+		b = make_zstd(&o, &nr);
+		CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), 0);
+		CHECK_EQ_INT(perf_data_records_stable(d), !pipe);
+		read_all(d, &ret);
+		CHECK_EQ_INT(ret, -EINVAL);
+		CHECK(strstr(sbx_error_msg(), "no HEADER_COMPRESSED") != NULL);
+		perf_data_close(d);
+		free(b.p);
+	}
+
+	/* a record that gives far more than mmap_len: refused, not allocated */
+	{
+		struct zopts o = { .reps = 600, .chunk = 1 << 20, .mmap_len = 16 };
+
+		b = make_zstd(&o, &nr);
+		CHECK_EQ_INT(nr, 1);
+		CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), 0);
+		read_all(d, &ret);
+		CHECK_EQ_INT(ret, -EINVAL);
+		CHECK(strstr(sbx_error_msg(), "more than 131104 bytes") != NULL);
+		perf_data_close(d);
+		free(b.p);
+		/* the same with room for it reads every record */
+		o.mmap_len = 1 << 20;
+		b = make_zstd(&o, &nr);
+		CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), 0);
+		CHECK_EQ_INT(read_all(d, &ret), 600 * 7);
+		CHECK_EQ_INT(ret, 0);
+		perf_data_close(d);
+		free(b.p);
+	}
+
+	/* every byte of the data flipped in turn: an error or records, never a crash */
+	{
+		struct zopts o = { .reps = 1, .chunk = 50, .mmap_len = 4096 };
+		size_t data, end, errors = 0;
+
+		b = make_zstd(&o, &nr);
+		memcpy(&data, b.p + 40, 8);
+		memcpy(&end, b.p + 48, 8);
+		end += data;
+		for (size_t i = data; i < end; i++) {
+			b.p[i] ^= 0xff;
+			if (perf_data_open_mem(b.p, b.len, &d) == 0) {
+				read_all(d, &ret);
+				if (ret < 0) {
+					errors++;
+					CHECK(strlen(sbx_error_msg()) > 10);
+					CHECK(strchr(sbx_error_msg(), '\n') == NULL);
+				}
+				perf_data_close(d);
+			}
+			b.p[i] ^= 0xff;
+		}
+		CHECK(errors > 0);
+		free(b.p);
+	}
+}
+
 static const struct unit_test tests[] = {
 	TEST(test_file_mode),
 	TEST(test_byte_swapped_file),
@@ -713,6 +980,9 @@ static const struct unit_test tests[] = {
 	TEST(test_sample_all_fields),
 	TEST(test_writer_file_round_trip),
 	TEST(test_writer_pipe_round_trip),
+	TEST(test_zstd_both_modes_both_orders),
+	TEST(test_zstd_chunk_sizes),
+	TEST(test_zstd_bad),
 	{ 0 },
 };
 

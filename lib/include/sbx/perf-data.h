@@ -214,23 +214,36 @@ bool perf_data_needs_swap(const struct perf_data *d);
  * or kernel types this reader does not know) are handed out and counted in
  * perf_data_nr_unknown().
  *
- * In file mode *rec points into the mapped file and stays valid until
- * perf_data_close() (perf_data_records_stable() is true); in pipe mode it
- * is an 8-aligned copy valid only until the next call. (A file-mode
- * record at a misaligned offset, after a COMPRESSED record of perf record
- * -z, is handed out as an aligned copy that lives until close.)
+ * perf record -z data: COMPRESSED and COMPRESSED2 records are not handed
+ * out; the records in them are, decompressed (libzstd, one stream through
+ * the whole input as perf writes it, so a record may straddle two
+ * COMPRESSED records), in order, where the COMPRESSED record stood, as if
+ * they had been in the data section. That needs the HEADER_COMPRESSED
+ * feature (zstd, mmap_len); a record that decompresses to more than about
+ * 2 * mmap_len bytes, corrupt zstd data, or a stream that ends inside a
+ * record is an error.
+ *
+ * *rec is always 8-aligned. It stays valid until perf_data_close() when
+ * perf_data_records_stable() is true: a file-mode file without the
+ * HEADER_COMPRESSED feature, whose records are handed out in place in the
+ * mapped file (or, at a misaligned offset, as an aligned copy that lives
+ * until close). Otherwise (pipe mode; a file recorded with -z) it is valid
+ * only until the next call: copy what you keep.
  */
 int perf_data_next(struct perf_data *d, const struct perf_event_header **rec);
 
-/* See perf_data_next(). */
+/*
+ * True when records from perf_data_next() stay valid until close (see
+ * there); the same for the life of d, known once it is open.
+ */
 bool perf_data_records_stable(const struct perf_data *d);
 
 /* Records of unknown type seen so far. */
 uint64_t perf_data_nr_unknown(const struct perf_data *d);
 
 /*
- * COMPRESSED / COMPRESSED2 records (perf record -z) seen so far: they are
- * handed out as they are, not decompressed, so what they hold is not seen.
+ * COMPRESSED / COMPRESSED2 records (perf record -z) seen so far; their
+ * records were decompressed and handed out in their place.
  */
 uint64_t perf_data_nr_compressed(const struct perf_data *d);
 
