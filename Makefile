@@ -27,7 +27,8 @@ WARNINGS += -Werror
 endif
 ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -D_GNU_SOURCE -Ilib/include -Ilib $(PKG_CFLAGS) \
 	-MMD -MP
-LDLIBS := $(PKG_LIBS) -lpfm -lpthread -lm
+# -lstdc++ for __cxa_demangle, the C++ demangler behind lib/symbols-demangle.c
+LDLIBS := $(PKG_LIBS) -lpfm -lpthread -lm -lstdc++
 
 # SANITIZE=1: AddressSanitizer + UndefinedBehaviorSanitizer, in a build folder of its own
 ifeq ($(SANITIZE),1)
@@ -44,10 +45,11 @@ LIB_SRCS := $(sort $(wildcard lib/*.c))
 CMD_SRCS := $(sort $(wildcard cmd/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
 WORKLOAD_SRCS := $(sort $(wildcard tests/workloads/*.c))
+WORKLOAD_CXX_SRCS := $(sort $(wildcard tests/workloads/*.cc))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 CMD_OBJS := $(CMD_SRCS:%.c=$(B)/%.o)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(B)/%)
-WORKLOADS := $(WORKLOAD_SRCS:%.c=%)
+WORKLOADS := $(WORKLOAD_SRCS:%.c=%) $(WORKLOAD_CXX_SRCS:%.cc=%)
 MAN_SRCS := $(wildcard Documentation/*.scd)
 MANS := $(MAN_SRCS:%.scd=%)
 
@@ -102,6 +104,9 @@ unit-tests: $(UNIT_BINS)
 # workloads are built without sanitizers: they are what gets measured
 tests/workloads/%: tests/workloads/%.c
 	$(CC) -O1 -g -fno-inline -fPIE -pie -o $@ $< -lpthread
+
+tests/workloads/%: tests/workloads/%.cc
+	$(CXX) -O1 -g -fno-inline -fPIE -pie -o $@ $<
 
 workloads: $(WORKLOADS)
 .PHONY: workloads
