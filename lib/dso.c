@@ -387,3 +387,10 @@ const struct symbol *dso_find_symbol(struct dso *d, uint64_t addr)
 	dso_load(d);
 	return symtab_find(d->symtab, addr);
 }
+
+const char *dso_symbol_name(struct dso *d, const struct symbol *sym, bool demangle)
+{
+	if (!demangle || d->kind != DSO_ELF)
+		return sym->name;
+	return symtab_demangled_name(d->symtab, sym);
+}

@@ -601,10 +601,38 @@ const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
 	return &t->syms[lo];
 }
 
+const char *symtab_demangled_name(struct symtab *t, const struct symbol *sym)
+{
+	size_t i;
+	char *d;
+
+	if (!t || sym < t->syms || sym >= t->syms + t->nr || strncmp(sym->name, "_Z", 2))
+		return sym->name;
+	i = (size_t)(sym - t->syms);
+	if (!t->demangled && !(t->demangled = calloc(t->nr, sizeof(*t->demangled))))
+		return sym->name;
+	if (t->demangled[i])
+		return t->demangled[i];
+	d = symbols_demangle(sym->name, 0);
+	if (!d) {
+		if (errno == ENOMEM)
+			return sym->name;	/* not cached: tried again next time */
+		/* not demangled: the name itself, marked as such */
+		return t->demangled[i] = (char *)sym->name;
+	}
+	return t->demangled[i] = d;
+}
+
 void symtab_free(struct symtab *t)
 {
 	if (!t)
 		return;
+	if (t->demangled) {
+		for (size_t i = 0; i < t->nr; i++)
+			if (t->demangled[i] != t->syms[i].name)
+				free(t->demangled[i]);
+		free(t->demangled);
+	}
 	free(t->syms);
 	free(t->strings);
 	free(t->bucket);

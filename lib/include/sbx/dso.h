@@ -82,4 +82,12 @@ uint64_t dso_offset_to_vaddr(struct dso *d, uint64_t offset);
  */
 const struct symbol *dso_find_symbol(struct dso *d, uint64_t addr);
 
+/*
+ * The name to show for sym, a symbol of d (from dso_find_symbol()): with
+ * demangle, C++ and Rust names of ELF files demangled as perf shows them
+ * by default (symtab_demangled_name()); kernel and perf-map names, like
+ * perf's, stay as they are. Owned by d.
+ */
+const char *dso_symbol_name(struct dso *d, const struct symbol *sym, bool demangle);
+
 #endif

@@ -14,7 +14,7 @@
 struct symbol {
 	uint64_t start;		/* address (ELF st_value; kernel or map address) */
 	uint64_t size;		/* 0 when unknown: then it ends at the next symbol */
-	const char *name;	/* owned by the symtab */
+	const char *name;	/* as in the file (C++ names mangled); owned by the symtab */
 };
 
 struct symtab {
@@ -27,7 +27,26 @@ struct symtab {
 	size_t nr_buckets;
 	unsigned shift;
 	uint64_t base;
+	/* symtab_demangled_name()'s cache, by symbol index; NULL until first used */
+	char **demangled;
 };
+
+/* symbols_demangle() flags */
+#define SYMBOLS_DEMANGLE_PARAMS	1u	/* the full signature, as perf -v shows it */
+
+/*
+ * The demangled form of a mangled symbol name, as perf shows it by default:
+ * C++ (Itanium ABI, "_Z…", through libstdc++'s __cxa_demangle) without the
+ * parameters, function qualifiers, return type or clone suffix
+ * ("_ZNK2ns1S1fEi.cold" -> "ns::S::f"), or the full signature with
+ * SYMBOLS_DEMANGLE_PARAMS ("ns::S::f(int) const [clone .cold]"); Rust legacy
+ * names ("_ZN4core3fmt5write17h0123456789abcdefE" -> "core::fmt::write")
+ * without their hash. "TARGET@plt" gives the demangled target with "@plt".
+ * Returns a new string (the caller frees it), or NULL with errno EINVAL when
+ * name is not a mangled name or cannot be demangled, ENOMEM when memory ran
+ * out. Rust v0 ("_R…") names are not demangled.
+ */
+char *symbols_demangle(const char *name, unsigned flags);
 
 /*
  * Read the build-id note (NT_GNU_BUILD_ID) of the ELF file at path into
@@ -75,6 +94,13 @@ struct symtab *symtab_from_kallsyms(const char *path);
 
 /* The symbol that contains addr, or NULL. */
 const struct symbol *symtab_find(const struct symtab *t, uint64_t addr);
+
+/*
+ * The name of sym (a symbol of t) demangled by symbols_demangle(name, 0),
+ * computed on first use and kept in t; sym->name itself when it is not
+ * mangled, cannot be demangled, or memory ran out. Owned by t.
+ */
+const char *symtab_demangled_name(struct symtab *t, const struct symbol *sym);
 
 void symtab_free(struct symtab *t);
 
