@@ -211,12 +211,79 @@ compare_rows() {	# $1 perf rows, $2 sbx rows
 	[[ "$stderr" == *"truncated"* ]]
 }
 
-@test "report: perf record -z files: the compressed records are named, not silently lost" {
-	perf record -q -z -e cpu-clock -F 999 -o "$W/z.data" -- "$WORKLOADS/noploop" 100 \
+# sbx report --json -s sym of $1 (a file or - for stdin) as "SYM\tPCT" lines in
+# $2, and its sample count in $W/n; nothing on stderr
+sbx_sym_rows() {
+	run -0 --separate-stderr sbx report --json -i "$1" -s sym
+	[ -z "$stderr" ] || { echo "stderr: $stderr"; false; }
+	echo "$output" | jq -r '.[] | .symbol + "\t" + (.percent|tostring)' | sort > "$2"
+	echo "$output" | jq '[.[].samples] | add' > "$W/n"
+}
+
+# the samples in $1 as perf counts them (perf report abbreviates: "15K")
+perf_samples_n() {
+	perf script -F time -i "$1" 2>/dev/null | wc -l
+}
+
+@test "report: perf record -z (zstd) files match perf report, in file and pipe mode" {
+	perf record -q -z -e cpu-clock -F 999 -o "$W/z.data" -- "$WORKLOADS/noploop" 200 \
 		>/dev/null 2>&1 || skip "perf record -z is not available here"
-	run -1 --separate-stderr sbx report -i "$W/z.data"
-	[[ "$stderr" == *"compressed records (perf record -z) were skipped"* ]]
-	[[ "$stderr" == *"no samples"* ]]
+	# the data really is compressed
+	perf report --header-only -i "$W/z.data" 2>/dev/null | grep -q '^# compressed : Zstd'
+	perf_rows "$W/z.data" sym | sed 's/^\[[.k]\] //' > "$W/perf-zsym"
+	sbx_sym_rows "$W/z.data" "$W/sbx-zsym"
+	run -0 compare_rows "$W/perf-zsym" "$W/sbx-zsym"
+	[ "$(cat "$W/n")" -eq "$(perf_samples_n "$W/z.data")" ]
+	[ "$(head -1 "$W/n")" -gt 100 ]
+	grep -q '^hot_a	' "$W/sbx-zsym"
+	# pipe mode, read from a real pipe as perf writes it, and saved
+	run -0 bash -c "perf record -q -z -e cpu-clock -F 999 -o - -- '$WORKLOADS/noploop' 200 \
+		2>/dev/null | tee '$W/zpipe.data' | '$SBX' report --json -i - -s sym > '$W/zpipe.json'"
+	perf_rows "$W/zpipe.data" sym | sed 's/^\[[.k]\] //' > "$W/perf-zpsym"
+	jq -r '.[] | .symbol + "\t" + (.percent|tostring)' "$W/zpipe.json" | sort > "$W/sbx-zpsym"
+	run -0 compare_rows "$W/perf-zpsym" "$W/sbx-zpsym"
+	[ "$(jq '[.[].samples] | add' "$W/zpipe.json")" -eq "$(perf_samples_n "$W/zpipe.data")" ]
+	sbx_sym_rows - "$W/sbx-zpsym2" < "$W/zpipe.data"
+	diff "$W/sbx-zpsym" "$W/sbx-zpsym2"
+}
+
+@test "report: perf record -z, small ring buffers: records straddle COMPRESSED records" {
+	# -m 4: many small compressed flushes, so records cross their boundaries
+	perf record -q -z -m 4 -e cpu-clock -F 5000 -g -o "$W/zs.data" -- "$WORKLOADS/noploop" 200 \
+		>/dev/null 2>&1 || skip "perf record -z is not available here"
+	perf_rows "$W/zs.data" sym | sed 's/^\[[.k]\] //' > "$W/perf-zssym"
+	sbx_sym_rows "$W/zs.data" "$W/sbx-zssym"
+	run -0 compare_rows "$W/perf-zssym" "$W/sbx-zssym"
+	[ "$(cat "$W/n")" -eq "$(perf_samples_n "$W/zs.data")" ]
+}
+
+@test "report: perf record -z data cut or corrupt: one clear error" {
+	perf record -q -z -e cpu-clock -F 999 -o - -- "$WORKLOADS/noploop" 100 \
+		>"$W/zc.data" 2>/dev/null || skip "perf record -z is not available here"
+	# garbage over the first COMPRESSED record's zstd frame header
+	off=$(python3 - "$W/zc.data" <<-'EOF'
+	import struct, sys
+	b = open(sys.argv[1], "rb").read()
+	pos = 16
+	while pos < len(b):
+	    t, m, s = struct.unpack_from("<IHH", b, pos)
+	    if t == 81:
+	        print(pos + 8)
+	        break
+	    pos += s
+	EOF
+	)
+	[ -n "$off" ]
+	cp "$W/zc.data" "$W/zbad.data"
+	printf '\xa5\xa5\xa5\xa5\xa5\xa5\xa5\xa5' | dd of="$W/zbad.data" bs=1 seek="$off" conv=notrunc 2>/dev/null
+	run -1 --separate-stderr sbx report -i "$W/zbad.data"
+	[[ "$stderr" == *"corrupt zstd data"* ]]
+	[ "$(printf '%s\n' "$stderr" | grep -c error)" -eq 1 ]
+	# cut inside its last COMPRESSED record
+	size=$(stat -c %s "$W/zc.data")
+	head -c $((size - 20)) "$W/zc.data" > "$W/zcut.data"
+	run -1 --separate-stderr sbx report -i - < "$W/zcut.data"
+	[[ "$stderr" == *"truncated"* ]]
 }
 
 @test "report: usage errors exit 2" {

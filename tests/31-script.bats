@@ -134,6 +134,45 @@ for line in sys.stdin:
 	echo "$output" | jq -s -e 'map(select(.symbol == "hot_a")) | length > 5'
 }
 
+@test "script: perf record -z (zstd): the same samples as perf script, file and pipe mode" {
+	perf record -q -z -e cpu-clock -F 999 -o "$W/z.data" -- "$WORKLOADS/noploop" 200 \
+		>/dev/null 2>&1 || skip "perf record -z is not available here"
+	perf report --header-only -i "$W/z.data" 2>/dev/null | grep -q '^# compressed : Zstd'
+	perf_samples "$W/z.data" > "$W/perf-z.txt"
+	sbx_samples "$W/z.data" > "$W/sbx-z.txt"
+	[ "$(wc -l < "$W/perf-z.txt")" -gt 100 ]
+	diff "$W/perf-z.txt" "$W/sbx-z.txt"
+	grep -q ' hot_a$' "$W/sbx-z.txt"
+	# text: as many lines as perf script, and no warning
+	run -0 --separate-stderr sbx script -i "$W/z.data"
+	[ -z "$stderr" ]
+	[ "${#lines[@]}" -eq "$(wc -l < "$W/perf-z.txt")" ]
+	# pipe mode, from a real pipe
+	bash -c "perf record -q -z -e cpu-clock -F 999 -o - -- '$WORKLOADS/noploop' 200 \
+		2>/dev/null | tee '$W/zpipe.data' | '$SBX' script --json -i -" > "$W/zpipe.json"
+	perf_samples "$W/zpipe.data" > "$W/perf-zp.txt"
+	sbx_samples - < "$W/zpipe.data" > "$W/sbx-zp.txt"
+	[ "$(wc -l < "$W/perf-zp.txt")" -gt 100 ]
+	diff "$W/perf-zp.txt" "$W/sbx-zp.txt"
+	[ "$(wc -l < "$W/zpipe.json")" -eq "$(wc -l < "$W/perf-zp.txt")" ]
+}
+
+@test "script: perf record -z -g, small buffers: call chains of records that straddle" {
+	# -m 4: many small compressed flushes, so records cross their boundaries
+	perf record -q -z -m 4 -e cpu-clock -F 5000 -g -o "$W/zg.data" -- "$WORKLOADS/noploop" 200 \
+		>/dev/null 2>&1 || skip "perf record -z is not available here"
+	perf script -i "$W/zg.data" -F ip,sym,symoff 2>/dev/null | awk 'NF >= 2 { print $2 }' \
+		> "$W/perf-zframes"
+	sbx script --json -i "$W/zg.data" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    for f in json.loads(line).get("callchain", []):
+        print("[unknown]" if f["symbol"] is None else "%s+0x%x" % (f["symbol"], f["symoff"]))' \
+		> "$W/sbx-zframes"
+	[ "$(wc -l < "$W/perf-zframes")" -gt 1000 ]
+	diff "$W/perf-zframes" "$W/sbx-zframes"
+}
+
 @test "script: tracepoint fields equal perf script's, in text and JSON" {
 	[ -s "$W/tp.data" ] || skip "perf cannot record sched:sched_switch here (tracefs)"
 	perf script -i "$W/tp.data" -F event,trace 2>/dev/null | sed 's/^ *//' > "$W/perf-tp"
