@@ -16,7 +16,7 @@
 
 static const char *const report_usage[] = {
 	"sbx report [-i FILE|-] [-s KEY[,KEY...]] [--pid PID[,PID...]] [--comm COMM[,COMM...]] "
-	"[--dso DSO[,DSO...]] [-n N] [--json]",
+	"[--dso DSO[,DSO...]] [-n N] [--no-demangle] [--json]",
 	NULL,
 };
 
@@ -24,6 +24,7 @@ enum {
 	OPT_PID = 0x100,
 	OPT_COMM,
 	OPT_DSO,
+	OPT_NO_DEMANGLE,
 	OPT_JSON,
 };
 
@@ -34,6 +35,8 @@ static const struct sbx_option report_options[] = {
 	{ "comm", 0, "COMMS", "only samples of threads with these names", OPT_COMM },
 	{ "dso", 0, "DSOS", "only samples in these DSOs (name or path)", OPT_DSO },
 	{ "limit", 'n', "N", "print the first N rows of each event only", 0 },
+	{ "no-demangle", 0, NULL, "print C++ and Rust symbol names as they are in the file",
+	  OPT_NO_DEMANGLE },
 	{ "json", 0, NULL, "print one JSON array of rows", OPT_JSON },
 	OPT_END,
 };
@@ -47,7 +50,7 @@ struct entry {
 	size_t event;
 	uint32_t pid;
 	const char *comm;		/* interned */
-	const struct dso *dso;
+	struct dso *dso;
 	const struct symbol *sym;
 	uint64_t addr;			/* when sym is NULL: the address, for the name */
 	bool kernel;
@@ -64,6 +67,7 @@ struct report {
 	size_t nr_keys;
 	bool use[NR_KEYS];
 	struct list pids, comms, dsos;
+	bool demangle;		/* C++/Rust names as perf shows them (not --no-demangle) */
 	struct machine *machine;
 	struct perf_data *data;
 	/* rows, in a hash table keyed by the sort values */
@@ -288,12 +292,21 @@ static const char *dso_name(const struct entry *e)
 	return e->dso ? e->dso->short_name : "[unknown]";
 }
 
-static void sym_name(const struct entry *e, char *buf, size_t size, bool marker)
+/* The symbol's name as shown: demangled unless --no-demangle. */
+static const char *shown_name(const struct report *r, const struct entry *e)
+{
+	if (e->dso)
+		return dso_symbol_name(e->dso, e->sym, r->demangle);
+	return e->sym->name;
+}
+
+static void sym_name(const struct report *r, const struct entry *e, char *buf, size_t size,
+		     bool marker)
 {
 	const char *mark = marker ? (e->kernel ? "[k] " : "[.] ") : "";
 
 	if (e->sym)
-		snprintf(buf, size, "%s%s", mark, e->sym->name);
+		snprintf(buf, size, "%s%s", mark, shown_name(r, e));
 	else
 		snprintf(buf, size, "%s0x%016" PRIx64, mark, e->addr);
 }
@@ -327,8 +340,12 @@ static int print_json(struct report *r, struct entry **rows, size_t nr, long lim
 		if (r->use[KEY_DSO])
 			json_object_object_add(o, "dso", json_object_new_string(dso_name(e)));
 		if (r->use[KEY_SYM]) {
-			sym_name(e, buf, sizeof(buf), false);
+			sym_name(r, e, buf, sizeof(buf), false);
 			json_object_object_add(o, "symbol", json_object_new_string(buf));
+			/* the name in the file, when demangling changed it */
+			if (e->sym && strcmp(e->sym->name, shown_name(r, e)))
+				json_object_object_add(o, "mangled",
+						       json_object_new_string(e->sym->name));
 		}
 		json_object_object_add(o, "samples", json_object_new_int64(e->samples));
 		json_object_object_add(o, "period", json_object_new_int64(e->period));
@@ -399,7 +416,7 @@ static void print_text(struct report *r, struct entry **rows, size_t nr, long li
 					printf("  %-*s", (int)w[KEY_DSO], dso_name(e));
 					break;
 				case KEY_SYM:
-					sym_name(e, buf, sizeof(buf), true);
+					sym_name(r, e, buf, sizeof(buf), true);
 					printf("  %s", buf);
 					break;
 				default:
@@ -455,6 +472,7 @@ int cmd_report(int argc, char **argv)
 	const void *feat;
 	size_t feat_len;
 
+	r.demangle = true;
 	parse_sort(&r, "comm,dso,sym");
 	opts_init(&p, "report", report_usage, report_options, argc, argv, 0);
 	while ((c = opts_next(&p)) != OPTS_END) {
@@ -491,6 +509,9 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		}
+		case OPT_NO_DEMANGLE:
+			r.demangle = false;
+			break;
 		case OPT_JSON:
 			json = true;
 			break;

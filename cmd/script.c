@@ -19,13 +19,14 @@
 
 static const char *const script_usage[] = {
 	"sbx script [-i FILE|-] [-F FIELD[,FIELD...]] [--show-mmap-events] "
-	"[--show-task-events] [--json]",
+	"[--show-task-events] [--no-demangle] [--json]",
 	NULL,
 };
 
 enum {
 	OPT_MMAP = 0x100,
 	OPT_TASK,
+	OPT_NO_DEMANGLE,
 	OPT_JSON,
 };
 
@@ -35,6 +36,8 @@ static const struct sbx_option script_options[] = {
 	  "sym,symoff,dso,addr,trace,callchain; +F/-F adds to/removes from the defaults)", 0 },
 	{ "show-mmap-events", 0, NULL, "also print MMAP and MMAP2 records", OPT_MMAP },
 	{ "show-task-events", 0, NULL, "also print COMM, FORK and EXIT records", OPT_TASK },
+	{ "no-demangle", 0, NULL, "print C++ and Rust symbol names as they are in the file",
+	  OPT_NO_DEMANGLE },
 	{ "json", 0, NULL, "print one JSON object per line (JSON Lines)", OPT_JSON },
 	OPT_END,
 };
@@ -53,6 +56,7 @@ struct script {
 	bool field[NR_FIELDS];
 	bool fields_given;	/* -F was used: no default differs between text and JSON */
 	bool json, show_mmap, show_task;
+	bool demangle;		/* C++/Rust names as perf shows them (not --no-demangle) */
 	struct perf_data *data;
 	struct machine *machine;
 	struct tep_handle *tep;
@@ -152,9 +156,22 @@ static json_object *field_value(struct tep_format_field *f, const void *data, si
 	return json_object_new_uint64(v);
 }
 
-static const char *sym_name(const struct addr_location *al)
+static const char *sym_name(const struct script *s, const struct addr_location *al)
 {
-	return al->sym ? al->sym->name : "[unknown]";
+	if (!al->sym)
+		return "[unknown]";
+	return al->dso ? dso_symbol_name(al->dso, al->sym, s->demangle) : al->sym->name;
+}
+
+/* JSON: the name shown, and "mangled" (the name in the file) when they differ */
+static void add_symbol_json(const struct script *s, json_object *o,
+			    const struct addr_location *al)
+{
+	const char *name = al->sym ? sym_name(s, al) : NULL;
+
+	json_object_object_add(o, "symbol", name ? json_object_new_string(name) : NULL);
+	if (name && strcmp(name, al->sym->name))
+		json_object_object_add(o, "mangled", json_object_new_string(al->sym->name));
 }
 
 static const char *dso_path(const struct addr_location *al)
@@ -246,8 +263,7 @@ static json_object *print_callchain(struct script *s, const struct perf_sample *
 			json_object *f = json_object_new_object();
 
 			json_object_object_add(f, "ip", json_object_new_uint64(ip));
-			json_object_object_add(f, "symbol", al.sym ?
-					       json_object_new_string(al.sym->name) : NULL);
+			add_symbol_json(s, f, &al);
 			if (al.sym)
 				json_object_object_add(f, "symoff",
 						       json_object_new_uint64(al.addr - al.sym->start));
@@ -258,7 +274,7 @@ static json_object *print_callchain(struct script *s, const struct perf_sample *
 			out_str("\t");
 			out_hex(ip, 16);
 			out_str(" ");
-			out_str(sym_name(&al));
+			out_str(sym_name(s, &al));
 			if (al.sym) {
 				out_str("+0x");
 				out_hex(al.addr - al.sym->start, 0);
@@ -311,8 +327,7 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 		if (f[F_IP] && (type & PERF_SAMPLE_IP))
 			json_object_object_add(o, "ip", json_object_new_uint64(smp->ip));
 		if (f[F_SYM] && (type & PERF_SAMPLE_IP))
-			json_object_object_add(o, "symbol", al.sym ?
-					       json_object_new_string(al.sym->name) : NULL);
+			add_symbol_json(s, o, &al);
 		if (f[F_SYMOFF] && al.sym)
 			json_object_object_add(o, "symoff",
 					       json_object_new_uint64(al.addr - al.sym->start));
@@ -384,7 +399,7 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 			out_str(" ");
 		}
 		if (f[F_SYM]) {
-			out_str(sym_name(&al));
+			out_str(sym_name(s, &al));
 			if (f[F_SYMOFF] && al.sym) {
 				out_str("+0x");
 				out_hex(al.addr - al.sym->start, 0);
@@ -527,6 +542,7 @@ int cmd_script(int argc, char **argv)
 	for (int f = 0; f < NR_FIELDS; f++)
 		s.field[f] = f != F_ADDR && f != F_CALLCHAIN;
 	s.json = sbx_globals.json;
+	s.demangle = true;
 	opts_init(&p, "script", script_usage, script_options, argc, argv, 0);
 	while ((c = opts_next(&p)) != OPTS_END) {
 		switch (c) {
@@ -547,6 +563,9 @@ int cmd_script(int argc, char **argv)
 			break;
 		case OPT_TASK:
 			s.show_task = true;
+			break;
+		case OPT_NO_DEMANGLE:
+			s.demangle = false;
 			break;
 		case OPT_JSON:
 			s.json = true;
