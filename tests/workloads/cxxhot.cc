@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cxxhot [MILLIONS]: C++ functions with known shares of the CPU time, for
+ * demangling: shapes::Square::area() const runs 2*N million loop
+ * iterations, the two overloads shapes::spin(unsigned long, int) and
+ * shapes::spin(unsigned long, long) and the template function
+ * shapes::twice<long>(unsigned long) N million each (default N = 100).
+ * A profile has area ≈ 2/5 and ≈ 1/5 for each of the others; perf report
+ * shows the overloads as two rows named "shapes::spin".
+ */
+#include <cstdlib>
+
+#define NOINLINE __attribute__((noinline, noipa))
+
+namespace shapes {
+
+struct Square {
+	unsigned long side;
+	NOINLINE unsigned long area(unsigned long n) const;
+};
+
+unsigned long Square::area(unsigned long n) const
+{
+	for (unsigned long i = 0; i < n; i++)
+		__asm__ volatile("nop; nop" ::: "memory");
+	return side * side;
+}
+
+NOINLINE void spin(unsigned long n, int)
+{
+	for (unsigned long i = 0; i < n; i++)
+		__asm__ volatile("nop; nop" ::: "memory");
+}
+
+NOINLINE void spin(unsigned long n, long)
+{
+	for (unsigned long i = 0; i < n; i++)
+		__asm__ volatile("nop; nop" ::: "memory");
+}
+
+template <typename T> NOINLINE T twice(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		__asm__ volatile("nop; nop" ::: "memory");
+	return T(2);
+}
+
+}	// namespace shapes
+
+int main(int argc, char **argv)
+{
+	unsigned long n = (argc > 1 ? strtoul(argv[1], NULL, 0) : 100) * 1000000UL;
+	shapes::Square sq = { 3 };
+	unsigned long sink = 0;
+
+	/* interleaved, so that a short profile still sees every function */
+	for (int round = 0; round < 10; round++) {
+		sink += sq.area(2 * n / 10);
+		shapes::spin(n / 10, 1);
+		shapes::spin(n / 10, 1L);
+		sink += shapes::twice<long>(n / 10);
+	}
+	return sink == 0;
+}
