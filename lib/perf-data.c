@@ -1304,8 +1304,8 @@ static bool is_compressed(uint32_t type)
 	return type == PERF_RECORD_COMPRESSED || type == PERF_RECORD_COMPRESSED2;
 }
 
-/* mmap_len of perf's biggest ring buffer is far below this; more is corrupt */
-#define ZSTD_MMAP_LEN_MAX	(1U << 30)
+/* mmap_len is the size of one ring buffer of perf record (-m): more is corrupt */
+#define ZSTD_MMAP_LEN_MAX	(256U << 20)
 
 /*
  * Start the zstd stream at the first COMPRESSED record, from the
@@ -1431,11 +1431,12 @@ static int next_decompressed(struct perf_data *d, const struct perf_event_header
 {
 	struct perf_event_header h;
 	size_t left = d->dlen - d->dpos;
-	uint8_t *rec = d->dbuf + d->dpos;
+	uint8_t *rec;
 	int err;
 
 	if (left < sizeof(h))
 		return 0;
+	rec = d->dbuf + d->dpos;
 	memcpy(&h, rec, sizeof(h));
 	if (d->swap) {
 		h.type = bswap_32(h.type);

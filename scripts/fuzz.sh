@@ -22,6 +22,12 @@ if [ -z "$(ls -A "$seeds")" ]; then
 		perf record -q -e cpu-clock -F 500 -g -o - -- $w 200 > "$seeds/perf-pipe.data" 2>/dev/null
 	fi
 fi
+# perf record -z: zstd streams through COMPRESSED records (-m 4: records straddle them)
+if command -v perf >/dev/null && [ ! -e "$seeds/perf-z.data" ]; then
+	w=tests/workloads/noploop
+	perf record -q -z -m 4 -e cpu-clock -F 500 -g -o "$seeds/perf-z.data" -- $w 200 2>/dev/null
+	perf record -q -z -e cpu-clock -F 500 -o - -- $w 200 > "$seeds/perf-z-pipe.data" 2>/dev/null
+fi
 cp -n tests/data/snippets/*.s "$work/seed-snippet/" 2>/dev/null || true
 
 targets=("$@")
