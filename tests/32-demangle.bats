@@ -22,6 +22,12 @@ setup() {
 	[ -s "$W/cx.data" ] || skip "perf record could not record here"
 }
 
+teardown() {
+	if [ -s "${W:-}/jit.pid" ]; then
+		rm -f "/tmp/perf-$(cat "$W/jit.pid").map" "$W/jit.pid"
+	fi
+}
+
 # "SYMBOL\tPERCENT" rows of perf report --stdio -s sym (extra options in $2…)
 perf_sym_rows() {
 	local file=$1
@@ -134,4 +140,15 @@ sbx_ip_sym() {
 		length > 50 and all(.mangled == "_ZNK6shapes6Square4areaEm")'
 	run -0 sbx script --json --no-demangle -i "$W/cx.data"
 	echo "$output" | jq -e -s '[.[] | select(.mangled != null)] | length == 0'
+}
+
+@test "demangle: names from /tmp/perf-PID.map stay as they are, as in perf" {
+	# the workload names its anonymous code in /tmp/perf-PID.map (removed in teardown)
+	perf record -q -e cpu-clock -F 999 -o "$W/jit.data" -- "$WORKLOADS/jitmap" _ZN3jit4spinEv \
+		>"$W/jit.pid" 2>/dev/null
+	run -0 sbx report --json -i "$W/jit.data" -s sym
+	perf_sym_rows "$W/jit.data" > "$W/perf-jit"
+	echo "$output" | jq -r '.[] | .symbol + "\t" + (.percent|tostring)' | sort > "$W/sbx-jit"
+	grep -q '^_ZN3jit4spinEv	' "$W/perf-jit"
+	run -0 same_rows "$W/perf-jit" "$W/sbx-jit"
 }
