@@ -9,6 +9,7 @@
 
 #include "builtin.h"
 #include "parse-options.h"
+#include "perf-input.h"
 #include "sbx/addrspace.h"
 #include "sbx/error.h"
 #include "sbx/perf-data.h"
@@ -227,8 +228,6 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 	struct entry key;
 	char pidbuf[16];
 
-	if (rec->type == PERF_RECORD_HEADER_BUILD_ID)
-		return machine_add_build_ids(r->machine, rec, rec->size, false);
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return machine_process_record(r->machine, rec);
 
@@ -464,13 +463,9 @@ int cmd_report(int argc, char **argv)
 	const char *input = "perf.data";
 	bool json = sbx_globals.json;
 	long limit = -1;
-	struct dso_cache *cache = NULL;
-	struct session *session = NULL;
+	struct perf_input in = { 0 };
 	struct entry **rows = NULL;
-	const struct session_stats *st;
-	int c, err, ret = EXIT_FAILED;
-	const void *feat;
-	size_t feat_len;
+	int c, ret = EXIT_FAILED;
 
 	r.demangle = true;
 	parse_sort(&r, "comm,dso,sym");
@@ -526,36 +521,15 @@ int cmd_report(int argc, char **argv)
 	}
 	opts_finish(&p, c);
 
-	err = perf_data_open(input, &r.data);
-	if (err) {
-		ret = error_lib(err, input);
+	ret = perf_input_open(&in, input);
+	if (ret)
 		goto out;
-	}
-	cache = dso_cache_new();
-	r.machine = cache ? machine_new(cache) : NULL;
-	session = r.machine ? session_new(r.data) : NULL;
-	if (!session) {
-		ret = error("out of memory");
+	r.data = in.data;
+	r.machine = in.machine;
+	ret = perf_input_run(&in, on_record, &r);
+	if (ret)
 		goto out;
-	}
-	if (perf_data_feature(r.data, HEADER_BUILD_ID, &feat, &feat_len) == 1)
-		machine_add_build_ids(r.machine, feat, feat_len, perf_data_needs_swap(r.data));
-	err = session_run(session, on_record, &r);
-	st = session_stats(session);
-	if (err) {
-		ret = error_lib(err, input);
-		goto out;
-	}
-	if (st->lost || st->lost_samples)
-		warning("%" PRIu64 " samples were lost while recording",
-			st->lost + st->lost_samples);
-	if (st->bad_samples)
-		warning("%" PRIu64 " samples could not be parsed or named an unknown event",
-			st->bad_samples);
-	if (perf_data_nr_unknown(r.data) && sbx_globals.verbose)
-		warning("%" PRIu64 " records of unknown type were skipped",
-			perf_data_nr_unknown(r.data));
-	if (!st->samples) {
+	if (!perf_input_samples(&in)) {
 		ret = error("%s: no samples", input);
 		goto out;
 	}
@@ -590,9 +564,6 @@ out:
 	free_list(&r.pids);
 	free_list(&r.comms);
 	free_list(&r.dsos);
-	session_free(session);
-	machine_free(r.machine);
-	dso_cache_free(cache);
-	perf_data_close(r.data);
+	perf_input_close(&in);
 	return ret;
 }

@@ -11,6 +11,7 @@
 
 #include "builtin.h"
 #include "parse-options.h"
+#include "perf-input.h"
 #include "sbx/addrspace.h"
 #include "sbx/error.h"
 #include "sbx/perf-data.h"
@@ -521,8 +522,6 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 		if (!err && s->show_task && rec->type == PERF_RECORD_COMM)
 			print_other(s, rec, smp);
 		return err;
-	case PERF_RECORD_HEADER_BUILD_ID:
-		return machine_add_build_ids(s->machine, rec, rec->size, false);
 	}
 	return 0;
 }
@@ -532,12 +531,8 @@ int cmd_script(int argc, char **argv)
 	struct script s = { 0 };
 	struct sbx_opts p;
 	const char *input = "perf.data";
-	struct dso_cache *cache = NULL;
-	struct session *session = NULL;
-	const struct session_stats *st;
-	const void *feat;
-	size_t feat_len;
-	int c, err, ret = EXIT_FAILED;
+	struct perf_input in = { 0 };
+	int c, ret = EXIT_FAILED;
 
 	for (int f = 0; f < NR_FIELDS; f++)
 		s.field[f] = f != F_ADDR && f != F_CALLCHAIN;
@@ -581,44 +576,20 @@ int cmd_script(int argc, char **argv)
 	}
 	opts_finish(&p, c);
 
-	err = perf_data_open(input, &s.data);
-	if (err)
-		return error_lib(err, input);
 	trace_seq_init(&s.seq);
-	cache = dso_cache_new();
-	s.machine = cache ? machine_new(cache) : NULL;
-	session = s.machine ? session_new(s.data) : NULL;
-	if (!session) {
-		ret = error("out of memory");
+	ret = perf_input_open(&in, input);
+	if (ret)
 		goto out;
-	}
-	if (perf_data_feature(s.data, HEADER_BUILD_ID, &feat, &feat_len) == 1)
-		machine_add_build_ids(s.machine, feat, feat_len, perf_data_needs_swap(s.data));
-	err = session_run(session, on_record, &s);
-	st = session_stats(session);
-	if (err) {
-		fflush(stdout);
-		ret = error_lib(err, input);
+	s.data = in.data;
+	s.machine = in.machine;
+	ret = perf_input_run(&in, on_record, &s);
+	if (ret)
 		goto out;
-	}
-	fflush(stdout);
-	if (st->lost || st->lost_samples)
-		warning("%" PRIu64 " samples were lost while recording",
-			st->lost + st->lost_samples);
-	if (st->bad_samples)
-		warning("%" PRIu64 " samples could not be parsed or named an unknown event",
-			st->bad_samples);
-	if (perf_data_nr_unknown(s.data) && sbx_globals.verbose)
-		warning("%" PRIu64 " records of unknown type were skipped",
-			perf_data_nr_unknown(s.data));
 	ret = EXIT_OK;
 out:
 	trace_seq_destroy(&s.seq);
 	if (s.tep)
 		tep_free(s.tep);
-	session_free(session);
-	machine_free(s.machine);
-	dso_cache_free(cache);
-	perf_data_close(s.data);
+	perf_input_close(&in);
 	return ret;
 }

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+#include <inttypes.h>
+
+#include "builtin.h"
+#include "perf-input.h"
+
+int perf_input_open(struct perf_input *in, const char *path)
+{
+	const void *feat;
+	size_t len;
+	int err;
+
+	in->path = path;
+	err = perf_data_open(path, &in->data);
+	if (err)
+		return error_lib(err, path);
+	in->cache = dso_cache_new();
+	in->machine = in->cache ? machine_new(in->cache) : NULL;
+	in->session = in->machine ? session_new(in->data) : NULL;
+	if (!in->session)
+		return error("out of memory");
+	if (perf_data_feature(in->data, HEADER_BUILD_ID, &feat, &len) == 1)
+		machine_add_build_ids(in->machine, feat, len, perf_data_needs_swap(in->data));
+	return 0;
+}
+
+static int deliver(void *ctx, const struct perf_event_header *rec,
+		   const struct perf_data_attr *attr, const struct perf_sample *sample)
+{
+	struct perf_input *in = ctx;
+
+	if (rec->type == PERF_RECORD_HEADER_BUILD_ID)
+		return machine_add_build_ids(in->machine, rec, rec->size, false);
+	return in->fn(in->ctx, rec, attr, sample);
+}
+
+int perf_input_run(struct perf_input *in, session_fn fn, void *ctx)
+{
+	const struct session_stats *st;
+	int err;
+
+	in->fn = fn;
+	in->ctx = ctx;
+	err = session_run(in->session, deliver, in);
+	if (err)
+		return error_lib(err, in->path);
+	st = session_stats(in->session);
+	if (st->lost || st->lost_samples)
+		warning("%" PRIu64 " samples were lost while recording",
+			st->lost + st->lost_samples);
+	if (st->bad_samples)
+		warning("%" PRIu64 " samples could not be parsed or named an unknown event",
+			st->bad_samples);
+	if (perf_data_nr_unknown(in->data) && sbx_globals.verbose)
+		warning("%" PRIu64 " records of unknown type were skipped",
+			perf_data_nr_unknown(in->data));
+	return 0;
+}
+
+uint64_t perf_input_samples(const struct perf_input *in)
+{
+	return in->session ? session_stats(in->session)->samples : 0;
+}
+
+void perf_input_close(struct perf_input *in)
+{
+	session_free(in->session);
+	machine_free(in->machine);
+	dso_cache_free(in->cache);
+	perf_data_close(in->data);
+	in->session = NULL;
+	in->machine = NULL;
+	in->cache = NULL;
+	in->data = NULL;
+}

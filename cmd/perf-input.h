@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_PERF_INPUT_H
+#define SBX_PERF_INPUT_H
+
+/*
+ * What every command that reads a perf.data needs: the reader, the DSO
+ * cache, the machine (per-process address spaces) and the ordered session,
+ * opened together and closed together, with the one set of warnings (lost
+ * samples, unparsable samples, unknown records) printed the same way.
+ */
+
+#include "sbx/addrspace.h"
+#include "sbx/dso.h"
+#include "sbx/perf-data.h"
+#include "sbx/session.h"
+
+struct perf_input {
+	const char *path;
+	struct perf_data *data;
+	struct dso_cache *cache;
+	struct machine *machine;
+	struct session *session;
+	session_fn fn;		/* the command's callback, while running */
+	void *ctx;
+};
+
+/*
+ * Open path ("-": standard input) and set up the machine, with the build-ids
+ * of the HEADER_BUILD_ID feature applied. Returns 0, or prints the error and
+ * returns EXIT_FAILED (perf_input_close() is still to be called).
+ */
+int perf_input_open(struct perf_input *in, const char *path);
+
+/*
+ * Deliver every record in time order to fn(ctx, …); the HEADER_BUILD_ID
+ * records of pipe mode are applied to the machine on the way. Afterwards
+ * warns about lost and unparsable samples (and, with -v, unknown records).
+ * Returns 0, or prints the error and returns EXIT_FAILED.
+ */
+int perf_input_run(struct perf_input *in, session_fn fn, void *ctx);
+
+/* SAMPLE records delivered by perf_input_run(). */
+uint64_t perf_input_samples(const struct perf_input *in);
+
+/* Free everything; a zeroed or half-opened input is fine. */
+void perf_input_close(struct perf_input *in);
+
+#endif
