@@ -35,54 +35,50 @@ char *symbols_build_id_hex(const uint8_t *id, size_t size, char *out)
 	return out;
 }
 
+/* The GNU build-id note in data, if there is one: 0 with id/size set, else -ENOENT. */
+static int build_id_note(Elf_Data *data, uint8_t *id, size_t max, size_t *size)
+{
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    !memcmp((char *)data->d_buf + name_off, "GNU", 4)) {
+			*size = nh.n_descsz < max ? nh.n_descsz : max;
+			memcpy(id, (char *)data->d_buf + desc_off, *size);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 static int elf_build_id(Elf *elf, uint8_t *id, size_t max, size_t *size)
 {
 	Elf_Scn *scn = NULL;
+	Elf_Data *data;
 	size_t phnum;
 
 	/* notes in sections when there are section headers, else in PT_NOTE */
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		Elf_Data *data;
-		size_t off = 0, name_off, desc_off;
-		GElf_Nhdr nh;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
 		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)data->d_buf + name_off, "GNU", 4)) {
-				*size = nh.n_descsz < max ? nh.n_descsz : max;
-				memcpy(id, (char *)data->d_buf + desc_off, *size);
-				return 0;
-			}
-		}
+		if (data && !build_id_note(data, id, max, size))
+			return 0;
 	}
 	if (elf_getphdrnum(elf, &phnum))
 		return -ENOENT;
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
-		Elf_Data *data;
-		size_t off = 0, name_off, desc_off;
-		GElf_Nhdr nh;
 
 		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_NOTE)
 			continue;
 		data = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz,
 					    ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-		if (!data)
-			continue;
-		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)data->d_buf + name_off, "GNU", 4)) {
-				*size = nh.n_descsz < max ? nh.n_descsz : max;
-				memcpy(id, (char *)data->d_buf + desc_off, *size);
-				return 0;
-			}
-		}
+		if (data && !build_id_note(data, id, max, size))
+			return 0;
 	}
 	return -ENOENT;
 }
