@@ -101,6 +101,11 @@ $(B)/tests/unit/harness.o: tests/unit/harness.c tests/unit/harness.h $(B)/.flags
 
 unit-tests: $(UNIT_BINS)
 
+# generators of large inputs for scripts/bench (scripts/*.c), linked like the tests
+$(B)/scripts/%: scripts/%.c $(B)/libsbx.a $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libsbx.a $(LDLIBS)
+
 # workloads are built without sanitizers: they are what gets measured
 tests/workloads/%: tests/workloads/%.c
 	$(CC) -O1 -g -fno-inline -fPIE -pie -o $@ $< -lpthread

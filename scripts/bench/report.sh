@@ -24,10 +24,8 @@ command -v perf >/dev/null || { echo "report.sh: perf is not installed" >&2; exi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# shellcheck disable=SC2046
-cc -O2 -std=gnu11 -Ilib/include -o "$tmp/gen-perf-data" scripts/gen-perf-data.c "$B/libsbx.a" \
-	$(pkg-config --libs libelf libdw libtraceevent json-c) -lpfm -lpthread -lm
-"$tmp/gen-perf-data" "$tmp/perf.data" "$NS"
+make -s B="$B" "$B/scripts/gen-perf-data"
+"$B/scripts/gen-perf-data" "$tmp/perf.data" "$NS"
 size=$(stat -c %s "$tmp/perf.data")
 
 median() {
