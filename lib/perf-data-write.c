@@ -51,16 +51,6 @@ struct perf_data_writer {
 	int err;		/* first write error */
 };
 
-struct file_section {
-	uint64_t offset, size;
-};
-
-struct file_header {
-	uint64_t magic, size, attr_size;
-	struct file_section attrs, data, event_types;
-	uint64_t features[4];
-};
-
 static int wflush(struct perf_data_writer *w)
 {
 	size_t done = 0;
@@ -242,12 +232,12 @@ static int writer_start(struct perf_data_writer *w)
 		wbytes(w, hdr, sizeof(hdr));
 		return write_pipe_attrs(w);
 	}
-	wzeros(w, sizeof(struct file_header));
+	wzeros(w, sizeof(struct perf_file_header));
 	for (size_t i = 0; i < w->nr_attrs; i++)
 		wbytes(w, w->attrs[i].ids, w->attrs[i].nr_ids * 8);
 	w->attrs_offset = w->offset;
-	for (size_t i = 0, id_off = sizeof(struct file_header); i < w->nr_attrs; i++) {
-		struct file_section ids = { id_off, w->attrs[i].nr_ids * 8 };
+	for (size_t i = 0, id_off = sizeof(struct perf_file_header); i < w->nr_attrs; i++) {
+		struct perf_file_section ids = { id_off, w->attrs[i].nr_ids * 8 };
 
 		wbytes(w, &w->attrs[i].attr, sizeof(w->attrs[i].attr));
 		wbytes(w, &ids, sizeof(ids));
@@ -411,10 +401,10 @@ static int make_event_desc(struct perf_data_writer *w)
 
 static int write_file_tail(struct perf_data_writer *w)
 {
-	struct file_header fh = {
+	struct perf_file_header fh = {
 		.magic = PERF_MAGIC,
 		.size = sizeof(fh),
-		.attr_size = sizeof(struct perf_event_attr) + sizeof(struct file_section),
+		.attr_size = sizeof(struct perf_event_attr) + sizeof(struct perf_file_section),
 		.attrs = { w->attrs_offset, w->data_offset - w->attrs_offset },
 		.data = { w->data_offset, w->data_size },
 	};
@@ -429,9 +419,9 @@ static int write_file_tail(struct perf_data_writer *w)
 			nr++;
 		}
 	/* table, then payloads, each 8-aligned */
-	off = w->offset + nr * sizeof(struct file_section);
+	off = w->offset + nr * sizeof(struct perf_file_section);
 	for (int f = 1; f < HEADER_LAST_FEATURE; f++) {
-		struct file_section s;
+		struct perf_file_section s;
 
 		if (!w->feat[f].buf)
 			continue;

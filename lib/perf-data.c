@@ -25,16 +25,6 @@
 #include "sbx/error.h"
 #include "sbx/perf-data.h"
 
-struct file_section {
-	uint64_t offset, size;
-};
-
-struct file_header {
-	uint64_t magic, size, attr_size;
-	struct file_section attrs, data, event_types;
-	uint64_t features[4];
-};
-
 struct perf_data {
 	/* input */
 	int fd;			/* -1 for memory input */
@@ -857,8 +847,8 @@ static void apply_event_desc(struct perf_data *d)
 
 static int open_file_mode(struct perf_data *d)
 {
-	struct file_header fh;
-	struct file_section *table;
+	struct perf_file_header fh;
+	struct perf_file_section *table;
 	size_t nr_attrs, nr_feat = 0;
 	uint64_t feat_off;
 
@@ -877,7 +867,7 @@ static int open_file_mode(struct perf_data *d)
 		return sbx_error(-EINVAL, "truncated perf.data header");
 	if (fh.attr_size == 0)
 		return sbx_error(-EINVAL, "attr size field is 0");
-	if (fh.attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct file_section))
+	if (fh.attr_size < PERF_ATTR_SIZE_VER0 + sizeof(struct perf_file_section))
 		return sbx_error(-EINVAL, "attr size %llu is too small",
 				 (unsigned long long)fh.attr_size);
 	if (fh.attrs.offset > d->map_len || fh.attrs.size > d->map_len - fh.attrs.offset)
@@ -899,7 +889,7 @@ static int open_file_mode(struct perf_data *d)
 	for (size_t i = 0; i < nr_attrs; i++) {
 		uint8_t *a = d->map + fh.attrs.offset + i * fh.attr_size;
 		uint32_t size;
-		struct file_section ids;
+		struct perf_file_section ids;
 		uint64_t *idp;
 		int err;
 
@@ -932,9 +922,9 @@ static int open_file_mode(struct perf_data *d)
 
 		if (feat_off > d->map_len || nr_feat * sizeof(*table) > d->map_len - feat_off)
 			return sbx_error(-EINVAL, "the feature table runs past the end of the file");
-		table = (struct file_section *)(d->map + feat_off);
+		table = (struct perf_file_section *)(d->map + feat_off);
 		for (int f = 0; f < HEADER_FEAT_BITS; f++) {
-			struct file_section s;
+			struct perf_file_section s;
 
 			if (!(fh.features[f / 64] & (1ULL << (f % 64))))
 				continue;

@@ -23,6 +23,18 @@
 #define PERF_MAGIC		0x32454c4946524550ULL
 #define PERF_MAGIC_SWAPPED	0x50455246494c4532ULL
 
+/* A section of a file-mode perf.data: where it starts and how long it is. */
+struct perf_file_section {
+	uint64_t offset, size;
+};
+
+/* The header of a file-mode perf.data (104 bytes); features is a bitmap of HEADER_*. */
+struct perf_file_header {
+	uint64_t magic, size, attr_size;
+	struct perf_file_section attrs, data, event_types;
+	uint64_t features[4];
+};
+
 /* Feature ids: bits of the header's feature bitmap (header.h of perf). */
 enum perf_header_feature {
 	HEADER_RESERVED = 0,
