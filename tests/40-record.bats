@@ -390,11 +390,11 @@ top_entry() {
 }
 
 @test "pipe mode: -o - writes a stream perf reads from a pipe and from a file" {
-	run -0 bash -c "set -o pipefail; '$SBX' record -q -e cpu-clock -o - -- '$W/hot' 50000000 | perf script -i - > script.out 2> script.err"
+	run -0 bash -c "set -o pipefail; '$SBX' record -q -e cpu-clock -o - -- '$W/hot' 400000000 | perf script -i - > script.out 2> script.err"
 	[ ! -s script.err ]
 	run -0 grep -c ' hot_alpha+0x' script.out
 	[ "$output" -gt 50 ]
-	sbx record -e cpu-clock -o - -- "$W/hot" 50000000 > stream.data 2> err
+	sbx record -e cpu-clock -o - -- "$W/hot" 400000000 > stream.data 2> err
 	[ "$(head -c 8 stream.data)" = PERFILE2 ]
 	[ "$(stat -c %s stream.data)" -gt 1000 ]
 	perf_report -i stream.data
@@ -450,7 +450,7 @@ top_entry() {
 }
 
 @test "pipe mode into sbx report: sbx record -o - -- W | sbx report -i -" {
-	run -0 bash -c "set -o pipefail; '$SBX' record -q -e cpu-clock -o - -- '$W/hot' 50000000 | '$SBX' report -i - > report.out"
+	run -0 bash -c "set -o pipefail; '$SBX' record -q -e cpu-clock -o - -- '$W/hot' 400000000 | '$SBX' report -i - > report.out"
 	run -0 grep -v '^#' report.out
 	assert_regex "${lines[0]}" '% +hot +hot +\[\.\] hot_alpha$'
 	assert_line --regexp '% +hot +hot +\[\.\] hot_beta$'
