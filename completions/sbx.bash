@@ -1,5 +1,6 @@
 # bash completion for sbx. The binary is the source of truth: commands come from
-# `sbx --list-cmds` and `sbx --list-plugins`, options from `sbx CMD --list-opts`.
+# `sbx --list-cmds` and `sbx --list-plugins`, options from `sbx CMD --list-opts`;
+# what is known here is only what each command takes as operands.
 
 _sbx() {
 	local cur=${COMP_WORDS[COMP_CWORD]}
@@ -39,9 +40,31 @@ _sbx() {
 
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$("$sbx" "$cmd" --list-opts 2>/dev/null)" -- "$cur"))
-	else
-		COMPREPLY=($(compgen -f -- "$cur"))
+		return
 	fi
+	# the value of an option that takes a file
+	case ${COMP_WORDS[COMP_CWORD - 1]} in
+	-i | --input | -o | --output | --benchmarks-file | --dump-object-to-disk)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return
+		;;
+	esac
+	# what each command takes as operands
+	case $cmd in
+	run)	# assembly snippets
+		COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.s' -- "$cur")
+			$(compgen -f -X '!*.S' -- "$cur") $(compgen -f -X '!*.asm' -- "$cur"))
+		;;
+	record)	# a command line
+		COMPREPLY=($(compgen -c -- "$cur") $(compgen -f -- "$cur"))
+		;;
+	report | script)	# no operands: the input is -i FILE
+		COMPREPLY=()
+		;;
+	*)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		;;
+	esac
 }
 
 complete -o filenames -F _sbx sbx

@@ -25,7 +25,8 @@ bash_complete() {	# words…: completes the last word as bash would
 zsh_complete() {	# words…: completes the last word as zsh would (compadd recorded)
 	zsh -f -c '
 		compadd() { [[ $1 == -a ]] && print -l -- ${(P)2} || print -l -- "$@"; }
-		_files() { print FILES; }
+		_files() { print -- "FILES $*"; }
+		_command_names() { print COMMANDS; }
 		_normal() { print COMMANDS; }
 		words=("$@"); CURRENT=$#; PREFIX=${words[CURRENT]}
 		source "$0"' "$TOP/completions/_sbx" "$@" | grep -E -- "^${!#}" | sort
@@ -107,6 +108,34 @@ zsh_complete() {	# words…: completes the last word as zsh would (compadd recor
 		run -0 zsh_complete "$SBX" "$c" --
 		assert_output "$(sbx "$c" --list-opts | grep -- '^--' | sort)"
 	done
+}
+
+@test "bash completion: each command's operands, and the values that are files" {
+	cd "$BATS_TEST_TMPDIR"
+	mkdir -p snips
+	touch a.s b.S c.asm d.txt perf.data
+	run -0 bash_complete "$SBX" run ''
+	assert_output "$(printf 'a.s\nb.S\nc.asm\nsnips')"
+	run -0 bash_complete "$SBX" record -e cpu-clock bas
+	assert_line bash
+	run -0 bash_complete "$SBX" report ''
+	assert_output ''
+	run -0 bash_complete "$SBX" script -i perf
+	assert_output perf.data
+	run -0 bash_complete "$SBX" run --benchmarks-file d
+	assert_output d.txt
+}
+
+@test "zsh completion: each command's operands, and the values that are files" {
+	command -v zsh >/dev/null || skip "zsh is not installed"
+	run -0 zsh_complete "$SBX" run ''
+	assert_output "FILES -g *.(s|S|asm)"
+	run -0 zsh_complete "$SBX" record ''
+	assert_output COMMANDS
+	run -0 zsh_complete "$SBX" report ''
+	assert_output ''
+	run -0 zsh_complete "$SBX" script -i ''
+	assert_output 'FILES '
 }
 
 @test "make install puts everything in place under DESTDIR, and make uninstall removes it" {
