@@ -154,7 +154,7 @@ top_entry() {
 }
 
 @test "perf report and perf script read what sbx record wrote and find the hot function" {
-	run -0 --separate-stderr sbx record -o out.data -- "$W/hot"
+	run -0 --separate-stderr sbx record -o out.data -- "$W/hot" 400000000
 	[ -f out.data ]
 	perf_report -i out.data
 	assert_regex "$(top_entry)" 'hot +hot +\[\.\] hot_alpha$'
