@@ -122,6 +122,23 @@ out:
 
 static volatile unsigned long spin_sink;
 
+/*
+ * Open r's counters on t: true when open; otherwise r is freed and the test
+ * is skipped (perf events not allowed here) or failed.
+ */
+static bool open_or_skip(struct record *r, const struct record_target *t)
+{
+	int err = record_open(r, t);
+
+	if (err == -EACCES || err == -EPERM)
+		unit_skip("perf events are not allowed for this user (perf_event_paranoid)");
+	else
+		CHECK_EQ_INT(err, 0);
+	if (err)
+		record_free(r);
+	return !err;
+}
+
 /* The engine on this process: samples land in the ring buffers and drain whole. */
 static void test_engine_samples_self(void)
 {
@@ -132,22 +149,13 @@ static void test_engine_samples_self(void)
 	const struct perf_event_header *h;
 	size_t off = 0, samples = 0, bytes = 0, nr_ids0, nr_ids1;
 	struct timespec t0, t1;
-	int err;
 	long n;
 
 	CHECK(r != NULL);
 	if (!r)
 		return;
-	err = record_open(r, &t);
-	if (err == -EACCES || err == -EPERM) {
-		record_free(r);
-		SKIP("perf events are not allowed for this user (perf_event_paranoid)");
-	}
-	CHECK_EQ_INT(err, 0);
-	if (err) {
-		record_free(r);
+	if (!open_or_skip(r, &t))
 		return;
-	}
 	record_event_ids(r, 0, &nr_ids0);
 	record_event_ids(r, 1, &nr_ids1);
 	/* one counter per online CPU per thread, for each event */
@@ -227,7 +235,7 @@ static void test_lost_at_the_end(void)
 	struct mem_sink m = { 0 };
 	const struct record_stats *st;
 	char dir[256];
-	int err, made;
+	int made;
 	long i, n = 20000;
 
 	if (events_tracefs_dir(dir, sizeof(dir)) < 0) {
@@ -237,16 +245,8 @@ static void test_lost_at_the_end(void)
 	CHECK_EQ_INT(events_parse("raw_syscalls:sys_enter", &a), 0);
 	a.sample_period = 1;
 	CHECK_EQ_INT(record_add_event(r, &a, "raw_syscalls:sys_enter"), 0);
-	err = record_open(r, &t);
-	if (err == -EACCES || err == -EPERM) {
-		record_free(r);
-		SKIP("perf events are not allowed for this user (perf_event_paranoid)");
-	}
-	CHECK_EQ_INT(err, 0);
-	if (err) {
-		record_free(r);
+	if (!open_or_skip(r, &t))
 		return;
-	}
 	CHECK_EQ_INT(record_enable(r), 0);
 	for (i = 0; i < n; i++)
 		syscall(SYS_getppid);
