@@ -51,6 +51,10 @@ int perf_input_run(struct perf_input *in, session_fn fn, void *ctx)
 	if (st->bad_samples)
 		warning("%" PRIu64 " samples could not be parsed or named an unknown event",
 			st->bad_samples);
+	if (perf_data_nr_compressed(in->data) && sbx_globals.verbose)
+		fprintf(stderr, "sbx %s: %" PRIu64 " COMPRESSED records decompressed; %" PRIu64
+			" records straddled two or more of them\n", sbx_globals.cmd,
+			perf_data_nr_compressed(in->data), perf_data_nr_straddled(in->data));
 	if (perf_data_nr_unknown(in->data) && sbx_globals.verbose)
 		warning("%" PRIu64 " records of unknown type were skipped",
 			perf_data_nr_unknown(in->data));

@@ -60,6 +60,8 @@ struct perf_data {
 	size_t tracing_len;
 	uint64_t nr_unknown;
 	uint64_t nr_compressed;
+	uint64_t nr_straddled;	/* records whose bytes came from two or more COMPRESSED records */
+	bool partial;		/* dbuf ends inside a record that the next COMPRESSED one goes on with */
 	/*
 	 * perf record -z: one zstd stream runs through every COMPRESSED
 	 * record; [dpos, dlen) of dbuf are decompressed bytes not handed out
@@ -1199,6 +1201,11 @@ uint64_t perf_data_nr_compressed(const struct perf_data *d)
 	return d->nr_compressed;
 }
 
+uint64_t perf_data_nr_straddled(const struct perf_data *d)
+{
+	return d->nr_straddled;
+}
+
 /* ----------------------------------------------------------- records */
 
 static int read_full(struct perf_data *d, void *buf, size_t len)
@@ -1424,8 +1431,10 @@ static int next_decompressed(struct perf_data *d, const struct perf_event_header
 	uint8_t *rec;
 	int err;
 
-	if (left < sizeof(h))
+	if (left < sizeof(h)) {
+		d->partial = left > 0;
 		return 0;
+	}
 	rec = d->dbuf + d->dpos;
 	memcpy(&h, rec, sizeof(h));
 	if (d->swap) {
@@ -1436,8 +1445,14 @@ static int next_decompressed(struct perf_data *d, const struct perf_event_header
 	if (h.size < sizeof(h))
 		return sbx_error(-EINVAL, "record of %u bytes in the data of the COMPRESSED record "
 				 "at offset %llu", h.size, (unsigned long long)d->comp_off);
-	if (h.size > left)
+	if (h.size > left) {
+		d->partial = true;
 		return 0;	/* it goes on in the next COMPRESSED record */
+	}
+	if (d->partial) {
+		d->nr_straddled++;
+		d->partial = false;
+	}
 	/* these need more than their bytes: the ring buffer never holds them */
 	if (is_compressed(h.type) || h.type == PERF_RECORD_HEADER_TRACING_DATA)
 		return sbx_error(-EINVAL, "%s record inside the data of the COMPRESSED record at "

@@ -235,7 +235,8 @@ perf_samples_n() {
 	sbx_sym_rows "$W/z.data" "$W/sbx-zsym"
 	run -0 compare_rows "$W/perf-zsym" "$W/sbx-zsym"
 	[ "$(cat "$W/n")" -eq "$(perf_samples_n "$W/z.data")" ]
-	[ "$(head -1 "$W/n")" -gt 100 ]
+	# about 170 samples here (noploop 200 at 999 Hz): 20 leaves a wide margin
+	[ "$(head -1 "$W/n")" -gt 20 ]
 	grep -q '^hot_a	' "$W/sbx-zsym"
 	# pipe mode, read from a real pipe as perf writes it, and saved
 	run -0 bash -c "perf record -q -z -e cpu-clock -F 999 -o - -- '$WORKLOADS/noploop' 200 \
@@ -250,10 +251,14 @@ perf_samples_n() {
 
 @test "report: perf record -z, small ring buffers: records straddle COMPRESSED records" {
 	# -m 4: many small compressed flushes, so records cross their boundaries
-	perf record -q -z -m 4 -e cpu-clock -F 5000 -g -o "$W/zs.data" -- "$WORKLOADS/noploop" 200 \
+	# (about 18 of 4,600 samples did in a run here: noploop 1000, 0.85 s)
+	perf record -q -z -m 4 -e cpu-clock -F 5000 -g -o "$W/zs.data" -- "$WORKLOADS/noploop" 1000 \
 		>/dev/null 2>&1 || skip "perf record -z is not available here"
 	perf_rows "$W/zs.data" sym | sed 's/^\[[.k]\] //' > "$W/perf-zssym"
 	sbx_sym_rows "$W/zs.data" "$W/sbx-zssym"
+	# the case under test happened
+	run -0 --separate-stderr sbx -v report -i "$W/zs.data"
+	assert_regex "$stderr" 'COMPRESSED records decompressed; [1-9][0-9]* records straddled'
 	run -0 compare_rows "$W/perf-zssym" "$W/sbx-zssym"
 	[ "$(cat "$W/n")" -eq "$(perf_samples_n "$W/zs.data")" ]
 }

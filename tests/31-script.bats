@@ -12,7 +12,7 @@ setup_file() {
 		>/dev/null 2>&1 || true
 	perf record -q -e cpu-clock -F 999 -o - -- "$WORKLOADS/noploop" 200 \
 		>"$W/pipe.data" 2>/dev/null || true
-	perf record -q -e cpu-clock -F 999 -g -o "$W/g.data" -- "$WORKLOADS/forker" 2 200 \
+	perf record -q -e cpu-clock -F 999 -g -o "$W/g.data" -- "$WORKLOADS/forker" 2 400 \
 		>/dev/null 2>&1 || true
 	# tracepoints need tracefs
 	if [ ! -e /sys/kernel/tracing/events ]; then
@@ -50,6 +50,7 @@ for line in sys.stdin:
 @test "script: the same samples as perf script, in the same order, same symbols" {
 	perf_samples "$W/nl.data" > "$W/perf.txt"
 	sbx_samples "$W/nl.data" > "$W/sbx.txt"
+	# about 170 samples here (noploop 200 at 999 Hz): 20 leaves a wide margin
 	[ "$(wc -l < "$W/perf.txt")" -gt 20 ]
 	diff "$W/perf.txt" "$W/sbx.txt"
 	grep -q ' hot_a$' "$W/sbx.txt"
@@ -98,6 +99,7 @@ for line in sys.stdin:
     for f in json.loads(line).get("callchain", []):
         print("[unknown]" if f["symbol"] is None else "%s+0x%x" % (f["symbol"], f["symoff"]))' \
 		> "$W/sbx-frames"
+	# about 400 frames here (two processes, forker 2 400): 50 leaves a wide margin
 	[ "$(wc -l < "$W/perf-frames")" -gt 50 ]
 	diff "$W/perf-frames" "$W/sbx-frames"
 	grep -qE '^spin_[01]\+0x' "$W/sbx-frames"
@@ -140,7 +142,8 @@ for line in sys.stdin:
 	perf report --header-only -i "$W/z.data" 2>/dev/null | grep -q '^# compressed : Zstd'
 	perf_samples "$W/z.data" > "$W/perf-z.txt"
 	sbx_samples "$W/z.data" > "$W/sbx-z.txt"
-	[ "$(wc -l < "$W/perf-z.txt")" -gt 100 ]
+	# about 170 samples here (noploop 200 at 999 Hz): 20 leaves a wide margin
+	[ "$(wc -l < "$W/perf-z.txt")" -gt 20 ]
 	diff "$W/perf-z.txt" "$W/sbx-z.txt"
 	grep -q ' hot_a$' "$W/sbx-z.txt"
 	# text: as many lines as perf script, and no warning
@@ -152,24 +155,30 @@ for line in sys.stdin:
 		2>/dev/null | tee '$W/zpipe.data' | '$SBX' script --json -i -" > "$W/zpipe.json"
 	perf_samples "$W/zpipe.data" > "$W/perf-zp.txt"
 	sbx_samples - < "$W/zpipe.data" > "$W/sbx-zp.txt"
-	[ "$(wc -l < "$W/perf-zp.txt")" -gt 100 ]
+	[ "$(wc -l < "$W/perf-zp.txt")" -gt 20 ]
 	diff "$W/perf-zp.txt" "$W/sbx-zp.txt"
 	[ "$(wc -l < "$W/zpipe.json")" -eq "$(wc -l < "$W/perf-zp.txt")" ]
 }
 
 @test "script: perf record -z -g, small buffers: call chains of records that straddle" {
 	# -m 4: many small compressed flushes, so records cross their boundaries
-	perf record -q -z -m 4 -e cpu-clock -F 5000 -g -o "$W/zg.data" -- "$WORKLOADS/noploop" 200 \
+	# (about 18 of 4,600 samples did in a run here: noploop 1000, 0.85 s)
+	perf record -q -z -m 4 -e cpu-clock -F 5000 -g -o "$W/zg.data" -- "$WORKLOADS/noploop" 1000 \
 		>/dev/null 2>&1 || skip "perf record -z is not available here"
 	perf script -i "$W/zg.data" -F ip,sym,symoff 2>/dev/null | awk 'NF >= 2 { print $2 }' \
 		> "$W/perf-zframes"
-	sbx script --json -i "$W/zg.data" | python3 -c '
+	run -0 --separate-stderr sbx -v script --json -i "$W/zg.data"
+	printf '%s\n' "${lines[@]}" > "$W/zg.json"
+	# the case under test happened: some records straddled COMPRESSED records
+	assert_regex "$stderr" 'COMPRESSED records decompressed; [1-9][0-9]* records straddled'
+	python3 -c '
 import json, sys
-for line in sys.stdin:
+for line in open(sys.argv[1]):
     for f in json.loads(line).get("callchain", []):
         print("[unknown]" if f["symbol"] is None else "%s+0x%x" % (f["symbol"], f["symoff"]))' \
-		> "$W/sbx-zframes"
-	[ "$(wc -l < "$W/perf-zframes")" -gt 1000 ]
+		"$W/zg.json" > "$W/sbx-zframes"
+	# about 4,600 frames here; 500 leaves a wide margin for a slower timer
+	[ "$(wc -l < "$W/perf-zframes")" -gt 500 ]
 	diff "$W/perf-zframes" "$W/sbx-zframes"
 }
 

@@ -127,7 +127,8 @@ sbx_ip_sym() {
 @test "demangle: sbx script names every sample as perf script does, and with --no-demangle" {
 	perf_ip_sym "$W/cx.data" > "$W/perf-s"
 	sbx_ip_sym "$W/cx.data" > "$W/sbx-s"
-	[ "$(grep -c ' shapes::Square::area$' "$W/sbx-s")" -gt 50 ]
+	# about 170 samples of area here (cxxhot 300 at 999 Hz): 20 leaves a wide margin
+	[ "$(grep -c ' shapes::Square::area$' "$W/sbx-s")" -gt 20 ]
 	grep -q ' shapes::twice<long>$' "$W/sbx-s"
 	diff "$W/perf-s" "$W/sbx-s"
 	perf_ip_sym "$W/cx.data" --no-demangle > "$W/perf-sr"
@@ -137,7 +138,7 @@ sbx_ip_sym() {
 	# JSON: the shown name in "symbol", the file's in "mangled"
 	run -0 sbx script --json -i "$W/cx.data"
 	echo "$output" | jq -e -s '[.[] | select(.symbol == "shapes::Square::area")] |
-		length > 50 and all(.mangled == "_ZNK6shapes6Square4areaEm")'
+		length > 20 and all(.mangled == "_ZNK6shapes6Square4areaEm")'
 	run -0 sbx script --json --no-demangle -i "$W/cx.data"
 	echo "$output" | jq -e -s '[.[] | select(.mangled != null)] | length == 0'
 }

@@ -259,6 +259,12 @@ uint64_t perf_data_nr_unknown(const struct perf_data *d);
  */
 uint64_t perf_data_nr_compressed(const struct perf_data *d);
 
+/*
+ * Records handed out so far whose bytes came from two or more COMPRESSED
+ * records (a record that straddles their boundary).
+ */
+uint64_t perf_data_nr_straddled(const struct perf_data *d);
+
 /* The events: nr, and the i-th (owned by the reader). */
 size_t perf_data_nr_attrs(const struct perf_data *d);
 const struct perf_data_attr *perf_data_attr(const struct perf_data *d, size_t i);
