@@ -108,10 +108,10 @@ $(B)/scripts/%: scripts/%.c $(B)/libsbx.a $(B)/.flags
 
 # workloads are built without sanitizers: they are what gets measured
 tests/workloads/%: tests/workloads/%.c
-	$(CC) -O1 -g -fno-inline -fPIE -pie -o $@ $< -lpthread
+	$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -fPIE -pie -o $@ $< -lpthread
 
 tests/workloads/%: tests/workloads/%.cc
-	$(CXX) -O1 -g -fno-inline -fPIE -pie -o $@ $<
+	$(CXX) -O1 -g -fno-inline -fno-omit-frame-pointer -fPIE -pie -o $@ $<
 
 workloads: $(WORKLOADS)
 .PHONY: workloads

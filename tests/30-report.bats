@@ -251,8 +251,9 @@ perf_samples_n() {
 
 @test "report: perf record -z, small ring buffers: records straddle COMPRESSED records" {
 	# -m 4: many small compressed flushes, so records cross their boundaries
-	# (about 18 of 4,600 samples did in a run here: noploop 1000, 0.85 s)
-	perf record -q -z -m 4 -e cpu-clock -F 5000 -g -o "$W/zs.data" -- "$WORKLOADS/noploop" 1000 \
+	# (about 29 did in each run here; records must differ in size for that: stairs' call chains are 1 to 8
+	# frames deep, so samples of every length land at every offset)
+	perf record -q -z -m 4 -e cpu-clock -F 5000 -g -o "$W/zs.data" -- "$WORKLOADS/stairs" 1000 \
 		>/dev/null 2>&1 || skip "perf record -z is not available here"
 	perf_rows "$W/zs.data" sym | sed 's/^\[[.k]\] //' > "$W/perf-zssym"
 	sbx_sym_rows "$W/zs.data" "$W/sbx-zssym"

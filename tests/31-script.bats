@@ -162,8 +162,9 @@ for line in sys.stdin:
 
 @test "script: perf record -z -g, small buffers: call chains of records that straddle" {
 	# -m 4: many small compressed flushes, so records cross their boundaries
-	# (about 18 of 4,600 samples did in a run here: noploop 1000, 0.85 s)
-	perf record -q -z -m 4 -e cpu-clock -F 5000 -g -o "$W/zg.data" -- "$WORKLOADS/noploop" 1000 \
+	# (about 29 did in each run here; records must differ in size for that: stairs' call chains are 1 to 8
+	# frames deep, so samples of every length land at every offset)
+	perf record -q -z -m 4 -e cpu-clock -F 5000 -g -o "$W/zg.data" -- "$WORKLOADS/stairs" 1000 \
 		>/dev/null 2>&1 || skip "perf record -z is not available here"
 	perf script -i "$W/zg.data" -F ip,sym,symoff 2>/dev/null | awk 'NF >= 2 { print $2 }' \
 		> "$W/perf-zframes"
@@ -177,7 +178,7 @@ for line in open(sys.argv[1]):
     for f in json.loads(line).get("callchain", []):
         print("[unknown]" if f["symbol"] is None else "%s+0x%x" % (f["symbol"], f["symoff"]))' \
 		"$W/zg.json" > "$W/sbx-zframes"
-	# about 4,600 frames here; 500 leaves a wide margin for a slower timer
+	# about 30,000 frames here; 500 leaves a wide margin for a slower timer
 	[ "$(wc -l < "$W/perf-zframes")" -gt 500 ]
 	diff "$W/perf-zframes" "$W/sbx-zframes"
 }

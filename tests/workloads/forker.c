@@ -29,6 +29,7 @@ int main(int argc, char **argv)
 {
 	int nprocs = argc > 1 ? atoi(argv[1]) : 4;
 	const char *millions = argc > 2 ? argv[2] : "300";
+	char self[4096];
 	int status = 0;
 
 	if (argc > 3 && !strcmp(argv[1], "--child")) {
@@ -44,6 +45,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "forker: NPROCS must be 1..8\n");
 		return 2;
 	}
+	/*
+	 * The children exec this binary by its real path, not /proc/self/exe,
+	 * so that their comm is "forker" too (exec names a process after the
+	 * file's basename).
+	 */
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0) {
+		perror("forker: readlink /proc/self/exe");
+		return 1;
+	}
+	self[n] = 0;
 	for (int i = 0; i < nprocs; i++) {
 		pid_t pid = fork();
 
@@ -55,7 +68,7 @@ int main(int argc, char **argv)
 			char idx[16];
 
 			snprintf(idx, sizeof(idx), "%d", i);
-			execl("/proc/self/exe", argv[0], "--child", idx, millions, (char *)NULL);
+			execl(self, argv[0], "--child", idx, millions, (char *)NULL);
 			perror("forker: exec");
 			_exit(127);
 		}
