@@ -25,8 +25,7 @@ WARNINGS := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wstrict-prototypes
 ifneq ($(CI)$(WERROR),)
 WARNINGS += -Werror
 endif
-ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -D_GNU_SOURCE -Ilib/include -Ilib $(PKG_CFLAGS) \
-	-MMD -MP
+ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -D_GNU_SOURCE -Ilib $(PKG_CFLAGS) -MMD -MP
 # -lstdc++ for __cxa_demangle, the C++ demangler behind lib/symbols-demangle.c
 LDLIBS := $(PKG_LIBS) -lpfm -lpthread -lm -lstdc++
 
@@ -41,7 +40,8 @@ endif
 # B=build/NAME gives a build folder of your own (./sbx is not updated then)
 B ?= build/$(VARIANT)
 
-LIB_SRCS := $(sort $(wildcard lib/*.c))
+# lib/ by layer (Documentation/design.md): util, perf, symbol, measure, …
+LIB_SRCS := $(sort $(wildcard lib/*/*.c))
 CMD_SRCS := $(sort $(wildcard cmd/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test-*.c))
 WORKLOAD_SRCS := $(sort $(wildcard tests/workloads/*.c))
@@ -62,19 +62,37 @@ help:
 	@echo 'make check      install missing dependencies, build, run every test'
 	@echo 'make demo       install missing dependencies, build, run the main jobs'
 	@echo 'make SANITIZE=1 the same with ASan+UBSan (also: make check SANITIZE=1)'
-	@echo 'make install    PREFIX=$(PREFIX) DESTDIR=…; make uninstall'
+	@echo 'make install    the binary, man pages, completions: PREFIX=$(PREFIX) DESTDIR=…'
+	@echo 'make uninstall  remove what make install put in place'
 	@echo 'make fuzz       libFuzzer targets in build/fuzz (scripts/fuzz.sh runs them)'
 
 $(B)/%.o: %.c $(B)/.flags
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -DSBX_VERSION='"$(VERSION)"' -DSBX_LIBEXECDIR='"$(LIBEXECDIR)"' \
-		-DSBX_MANDIR='"$(MANDIR)"' -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # rebuild when the flags change
 $(B)/.flags: FORCE
 	@mkdir -p $(B)
-	@echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(VERSION) $(PREFIX)' | cmp -s - $@ || \
-		echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(VERSION) $(PREFIX)' > $@
+	@echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS)' | cmp -s - $@ || \
+		echo '$(CC) $(ALL_CFLAGS) $(LDFLAGS)' > $@
+
+# The version and the install paths reach one object each, so that a commit
+# (a new `git describe`) or another PREFIX rebuilds that object only.
+$(B)/.version: FORCE
+	@mkdir -p $(B)
+	@echo '$(VERSION)' | cmp -s - $@ || echo '$(VERSION)' > $@
+
+$(B)/.paths: FORCE
+	@mkdir -p $(B)
+	@echo '$(LIBEXECDIR) $(MANDIR)' | cmp -s - $@ || echo '$(LIBEXECDIR) $(MANDIR)' > $@
+
+$(B)/lib/util/version.o: lib/util/version.c $(B)/.flags $(B)/.version
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DSBX_VERSION='"$(VERSION)"' -c -o $@ $<
+
+$(B)/cmd/sbx.o: cmd/sbx.c $(B)/.flags $(B)/.paths
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DSBX_LIBEXECDIR='"$(LIBEXECDIR)"' -DSBX_MANDIR='"$(MANDIR)"' -c -o $@ $<
 
 $(B)/libsbx.a: $(LIB_OBJS)
 	@rm -f $@
@@ -122,7 +140,7 @@ doc: $(MANS)
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz-*.c))
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=build/fuzz/%.o)
-FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib/include -Ilib $(PKG_CFLAGS) \
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -Ilib $(PKG_CFLAGS) -MMD -MP \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 
 build/fuzz/%.o: %.c
@@ -130,7 +148,7 @@ build/fuzz/%.o: %.c
 	clang $(FUZZ_CFLAGS) -c -o $@ $<
 
 build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_LIB_OBJS)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) $(LDLIBS)
 
 .SECONDARY: $(FUZZ_LIB_OBJS)
 fuzz: $(FUZZ_BINS)
@@ -149,21 +167,19 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
 
-install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/sbx \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(LIBEXECDIR) \
-		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+# what a user runs: the binary, its man pages and completions (lib/ is
+# internal: no header and no libsbx.a are installed)
+install: sbx doc
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
+		$(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 sbx $(DESTDIR)$(BINDIR)/sbx
-	install -m 644 lib/libsbx.a $(DESTDIR)$(LIBDIR)/libsbx.a
-	install -m 644 lib/include/sbx/*.h $(DESTDIR)$(INCLUDEDIR)/sbx/
 	install -m 644 $(filter %.1,$(MANS)) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(filter %.7,$(MANS)) $(DESTDIR)$(MANDIR)/man7/
 	install -m 644 completions/sbx.bash $(DESTDIR)$(BASHCOMPDIR)/sbx
 	install -m 644 completions/_sbx $(DESTDIR)$(ZSHCOMPDIR)/_sbx
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/sbx $(DESTDIR)$(LIBDIR)/libsbx.a
-	rm -rf $(DESTDIR)$(INCLUDEDIR)/sbx
+	rm -f $(DESTDIR)$(BINDIR)/sbx
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(filter %.1,$(MANS))))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(filter %.7,$(MANS))))
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/sbx $(DESTDIR)$(ZSHCOMPDIR)/_sbx

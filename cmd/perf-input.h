@@ -9,10 +9,10 @@
  * samples, unparsable samples, unknown records) printed the same way.
  */
 
-#include "sbx/addrspace.h"
-#include "sbx/dso.h"
-#include "sbx/perf-data.h"
-#include "sbx/session.h"
+#include "symbol/addrspace.h"
+#include "symbol/dso.h"
+#include "perf/perf-data.h"
+#include "perf/session.h"
 
 struct perf_input {
 	const char *path;

@@ -16,12 +16,15 @@
 
 #include "builtin.h"
 #include "parse-options.h"
-#include "sbx/error.h"
-#include "sbx/events.h"
-#include "sbx/perf-data.h"
-#include "sbx/record.h"
-#include "sbx/synthesize.h"
-#include "sbx/workload.h"
+#include "util/error.h"
+#include "measure/events.h"
+#include "perf/perf-data.h"
+#include "perf/perf-data-write.h"
+#include "measure/record.h"
+#include "measure/dso-hits.h"
+#include "measure/synthesize.h"
+#include "measure/tracing-data.h"
+#include "measure/workload.h"
 
 static const char *const record_usage[] = {
 	"sbx record [OPTIONS] [--] COMMAND [ARGS...]",
@@ -65,9 +68,22 @@ static void on_child(int sig)
 	(void)sig;	/* only there to interrupt poll() */
 }
 
+/* One recording, as cmd_record() runs it: options, engine, workload, file. */
 struct rec {
+	struct record_config cfg;
+	struct record_target target;
+	const char *output;
+	char *event_lists[OPT_MAX_EVENTS];
+	int nr_lists;
+	bool freq_given, quiet;
+	char **cmd_argv;		/* the command, or NULL for -p / -a */
+	struct record *r;
+	struct workload *wl;
+	struct workload_status wst;
 	struct perf_data_writer *w;
 	struct dso_hits *hits;
+	bool stream;			/* the output is written in pipe mode */
+	bool started, ended;
 };
 
 static int sink(void *ctx, const struct perf_event_header *ev)
@@ -163,57 +179,51 @@ static double output_mb(const char *path, bool pipe, uint64_t data_size)
 	return (double)data_size / (1024.0 * 1024.0);
 }
 
-int cmd_record(int argc, char **argv)
+/* Whether the output is this process's stdout ("-", or /dev/stdout and the like). */
+static bool output_is_stdout(const char *path)
+{
+	struct stat a, b;
+
+	if (!strcmp(path, "-"))
+		return true;
+	return !stat(path, &a) && !fstat(STDOUT_FILENO, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/* Options into c; returns -1 to go on, or the exit status. */
+static int parse_args(struct rec *c, int argc, char **argv)
 {
 	struct sbx_opts p;
-	struct record_config cfg = { .clockid = CLOCK_MONOTONIC };
-	struct record_target target = { 0 };
-	const char *output = "perf.data";
-	char *event_lists[OPT_MAX_EVENTS];
-	int nr_lists = 0;
-	char *names[OPT_MAX_EVENTS];
-	int nr_names = 0;
-	bool freq_given = false, quiet = false;
 	uint64_t v;
-	struct record *r = NULL;
-	struct workload *wl = NULL;
-	struct workload_status wst = { 0 };
-	struct rec ctx = { 0 };
-	char **cmd_argv = NULL, **cmdline = NULL;
-	bool pipe, ended = false, forwarded = false, started = false;
-	int c, i, err, status = EXIT_FAILED;
-	void *buf = NULL;
-	size_t len = 0, nr;
-	uint64_t data_size = 0;
-	const struct record_stats *stats;
+	int opt, err;
 
 	opts_init(&p, "record", record_usage, record_options, argc, argv,
 		  OPTS_STOP_AT_NON_OPTION);
-	while ((c = opts_next(&p)) != OPTS_END) {
-		switch (c) {
+	while ((opt = opts_next(&p)) != OPTS_END) {
+		switch (opt) {
 		case 'e':
-			if (nr_lists == OPT_MAX_EVENTS || !*p.arg) {
+			if (c->nr_lists == OPT_MAX_EVENTS || !*p.arg) {
 				error(*p.arg ? "too many -e options" : "-e needs an event name");
 				goto bad_value;
 			}
-			event_lists[nr_lists++] = p.arg;
+			c->event_lists[c->nr_lists++] = p.arg;
 			break;
 		case 'F':
 			if (parse_u64(p.arg, "frequency", 1, &v))
 				goto bad_value;
-			cfg.freq = v;
-			freq_given = true;
+			c->cfg.freq = v;
+			c->freq_given = true;
 			break;
 		case 'c':
 			if (parse_u64(p.arg, "period", 1, &v))
 				goto bad_value;
-			cfg.period = v;
+			c->cfg.period = v;
 			break;
 		case 'g':
-			cfg.callchain = true;
+			c->cfg.callchain = true;
 			break;
 		case 'b':
-			cfg.branch_stack = true;
+			c->cfg.branch_stack = true;
 			break;
 		case 'k':
 			err = record_parse_clockid(p.arg);
@@ -221,18 +231,22 @@ int cmd_record(int argc, char **argv)
 				error_lib(err, "-k");
 				goto bad_value;
 			}
-			cfg.clockid = err;
+			c->cfg.clockid = err;
 			break;
 		case 'p':
 			if (parse_u64(p.arg, "pid", 1, &v) || v > INT_MAX)
 				goto bad_value;
-			target.pid = (pid_t)v;
+			c->target.pid = (pid_t)v;
 			break;
 		case 'a':
-			target.system_wide = true;
+			c->target.system_wide = true;
 			break;
 		case 'o':
-			output = p.arg;
+			if (!*p.arg) {
+				error("-o: an empty file name");
+				goto bad_value;
+			}
+			c->output = p.arg;
 			break;
 		case 'm':
 			if (parse_u64(p.arg, "number of pages", 1, &v) || v > (1u << 20) ||
@@ -241,42 +255,48 @@ int cmd_record(int argc, char **argv)
 				      p.arg);
 				goto bad_value;
 			}
-			cfg.mmap_pages = (unsigned)v;
+			c->cfg.mmap_pages = (unsigned)v;
 			break;
 		case 'q':
-			quiet = true;
+			c->quiet = true;
 			break;
 		default:
-			return opts_finish(&p, c);
+			return opts_finish(&p, opt);
 		}
 	}
-	opts_finish(&p, c);
+	opts_finish(&p, opt);
 	if (p.optind < argc && !strcmp(argv[p.optind], "--"))
 		p.optind++;
 	if (p.optind < argc)
-		cmd_argv = &argv[p.optind];
-
-	if (cfg.freq && cfg.period)
+		c->cmd_argv = &argv[p.optind];
+	if (c->cfg.freq && c->cfg.period)
 		return opts_usage_error(&p, "-F and -c exclude each other");
-	if (target.pid && target.system_wide)
+	if (c->target.pid && c->target.system_wide)
 		return opts_usage_error(&p, "-p and -a exclude each other");
-	if (target.pid && cmd_argv)
+	if (c->target.pid && c->cmd_argv)
 		return opts_usage_error(&p, "-p records an existing process: give no command");
-	if (!target.pid && !target.system_wide && !cmd_argv)
+	if (!c->target.pid && !c->target.system_wide && !c->cmd_argv)
 		return opts_usage_error(&p, "nothing to record: give a command, -p PID or -a");
+	return -1;
+bad_value:
+	opts_finish(&p, OPTS_END);
+	return EXIT_USAGE;
+}
 
-	/* the events */
-	for (i = 0; i < nr_lists; i++)
-		if (split_events(event_lists[i], names, &nr_names)) {
+/* The events of -e (default cycles, or cpu-clock without a PMU) into c->r. */
+static int add_events(struct rec *c)
+{
+	char *names[OPT_MAX_EVENTS];
+	int nr_names = 0, err;
+
+	for (int i = 0; i < c->nr_lists; i++)
+		if (split_events(c->event_lists[i], names, &nr_names)) {
 			error("too many events (at most %d)", OPT_MAX_EVENTS);
 			return EXIT_USAGE;
 		}
 	if (!nr_names)
 		names[nr_names++] = "cycles";
-	r = record_new(&cfg);
-	if (!r)
-		return error("out of memory");
-	for (i = 0; i < nr_names; i++) {
+	for (int i = 0; i < nr_names; i++) {
 		struct perf_event_attr attr;
 		const char *name = names[i];
 
@@ -288,95 +308,205 @@ int cmd_record(int argc, char **argv)
 		err = events_parse(name, &attr);
 		if (err < 0) {
 			error_lib(err, name);
-			record_free(r);
 			return EXIT_USAGE;
 		}
 		/* a tracepoint fires rarely: every hit is a sample, unless asked otherwise */
-		if (attr.type == PERF_TYPE_TRACEPOINT && !cfg.period && !freq_given)
+		if (attr.type == PERF_TYPE_TRACEPOINT && !c->cfg.period && !c->freq_given)
 			attr.sample_period = 1;
-		if (record_add_event(r, &attr, name) < 0) {
-			error_lib(-ENOMEM, "cannot add the event");
-			goto out;
-		}
+		if (record_add_event(c->r, &attr, name) < 0)
+			return error_lib(-ENOMEM, "cannot add the event");
 	}
-	if (cfg.branch_stack) {
-		err = record_probe_branch_stack(record_event_attr(r, 0));
-		if (err < 0) {
-			error_lib(err, "-b");
-			goto out;
-		}
+	if (c->cfg.branch_stack) {
+		err = record_probe_branch_stack(record_event_attr(c->r, 0));
+		if (err < 0)
+			return error_lib(err, "-b");
 	}
+	return 0;
+}
 
-	pipe = !strcmp(output, "-");
-	if (pipe && isatty(STDOUT_FILENO)) {
+/*
+ * The start of the file: attrs with their ids, the features that describe
+ * this machine and recording, the tracing data of tracepoint events.
+ */
+static int write_head(struct rec *c, int argc, char **argv)
+{
+	char **cmdline;
+	void *buf = NULL;
+	size_t len = 0, nr;
+	int err;
+
+	for (size_t e = 0; e < record_nr_events(c->r); e++) {
+		const uint64_t *ids = record_event_ids(c->r, e, &nr);
+
+		err = perf_data_writer_add_attr(c->w, record_event_attr(c->r, e),
+						record_event_name(c->r, e), ids, nr);
+		if (err < 0)
+			return err;
+	}
+	cmdline = calloc((size_t)argc + 2, sizeof(*cmdline));
+	if (!cmdline)
+		return -ENOMEM;
+	cmdline[0] = (char *)(sbx_globals.exe ? sbx_globals.exe : "sbx");
+	for (int i = 0; i < argc; i++)
+		cmdline[i + 1] = argv[i];
+	err = synthesize_features(c->w, argc + 1, cmdline, c->cfg.clockid);
+	free(cmdline);
+	if (err < 0)
+		return err;
+	err = synthesize_tracing_data(c->r, &buf, &len);
+	if (err > 0) {
+		err = perf_data_writer_add_feature(c->w, HEADER_TRACING_DATA, buf, len);
+		free(buf);
+	}
+	return err < 0 ? err : 0;
+}
+
+/* Drain, poll and handle signals until the workload or the target ends. */
+static int run_loop(struct rec *c)
+{
+	bool forwarded = false;
+	int err;
+
+	for (;;) {
+		long n = record_drain(c->r, sink, c);
+
+		if (n < 0)
+			return (int)n;
+		if (n > 0) {
+			struct perf_event_header round = { .type = PERF_RECORD_FINISHED_ROUND,
+							   .size = sizeof(round) };
+
+			dso_hits_flush(c->hits);
+			err = perf_data_writer_write(c->w, &round);
+			if (err < 0)
+				return err;
+		}
+		if (c->ended)
+			return 0;
+		if (c->wl) {
+			err = workload_try_wait(c->wl, &c->wst);
+			if (err < 0)
+				return err;
+			if (err == 1) {
+				c->ended = true;
+				/* one more pass collects what the last CPUs wrote */
+				record_disable(c->r);
+				continue;
+			}
+			if (stop_signal && nr_stop_signals > 1) {
+				/* a second signal insists */
+				kill(workload_pid(c->wl), SIGKILL);
+			} else if (stop_signal && !forwarded) {
+				/* the command decides how it ends */
+				if (!stop_from_tty)
+					kill(workload_pid(c->wl), stop_signal);
+				forwarded = true;
+			}
+		} else if (stop_signal || (c->target.pid && kill(c->target.pid, 0) < 0 &&
+					   errno == ESRCH)) {
+			c->ended = true;
+			record_disable(c->r);
+			continue;
+		}
+		err = record_poll(c->r, 100);
+		if (err < 0)
+			return err;
+	}
+}
+
+/* The end of the file: late lost samples, build-ids, sample times; then close it. */
+static int finish_file(struct rec *c, uint64_t *data_size)
+{
+	const struct record_stats *stats;
+	void *buf = NULL;
+	size_t len = 0, nr;
+	int err;
+
+	/* samples dropped so late that no LOST record told of them */
+	err = record_flush_lost(c->r, sink, c);
+	if (err < 0)
+		return err;
+	stats = record_stats(c->r);
+	dso_hits_flush(c->hits);
+	err = dso_hits_build_id_feature(c->hits, &buf, &len, &nr);
+	if (!err && len)
+		err = perf_data_writer_add_feature(c->w, HEADER_BUILD_ID, buf, len);
+	free(buf);
+	if (!err && stats->samples && !c->stream)
+		err = synthesize_sample_time(c->w, stats->first_time, stats->last_time);
+	if (err < 0)
+		return err;
+	*data_size = perf_data_writer_data_size(c->w);
+	err = perf_data_writer_close(c->w);
+	c->w = NULL;
+	return err;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct rec c = { .cfg = { .clockid = CLOCK_MONOTONIC }, .output = "perf.data" };
+	const struct record_stats *stats;
+	uint64_t data_size = 0;
+	bool pipe;
+	int err, status;
+
+	status = parse_args(&c, argc, argv);
+	if (status >= 0)
+		return status;
+	status = EXIT_FAILED;
+	c.r = record_new(&c.cfg);
+	if (!c.r)
+		return error("out of memory");
+	err = add_events(&c);
+	if (err) {
+		status = err;
+		goto out;
+	}
+	pipe = output_is_stdout(c.output);
+	if (!strcmp(c.output, "-") && isatty(STDOUT_FILENO)) {
 		error("-o -: stdout is a terminal; redirect it to a file or a pipe");
 		goto out;
 	}
 	install_signals();
 
 	/* the workload, corked until the counters are open */
-	if (cmd_argv) {
-		/* pipe mode: the command's stdout must not mix into the stream */
+	if (c.cmd_argv) {
+		/* the command's stdout must not mix into a stream on our stdout */
 		static const int to_stderr[3] = { -1, STDERR_FILENO, -1 };
-		struct workload_opts wo = { .argv = cmd_argv, .cpu = -1 };
+		struct workload_opts wo = { .argv = c.cmd_argv, .cpu = -1 };
 
 		if (pipe)
 			wo.stdio_fds = to_stderr;
-		err = workload_prepare(&wo, &wl);
+		err = workload_prepare(&wo, &c.wl);
 		if (err < 0) {
 			error_lib(err, "cannot start the command");
 			goto out;
 		}
-		if (!target.system_wide) {
-			target.pid = workload_pid(wl);
-			target.workload = true;
+		if (!c.target.system_wide) {
+			c.target.pid = workload_pid(c.wl);
+			c.target.workload = true;
 		}
 	}
-	err = record_open(r, &target);
+	err = record_open(c.r, &c.target);
 	if (err < 0) {
 		error_lib(err, "cannot open the counters");
 		goto out;
 	}
-	if (record_kernel_excluded(r))
+	if (record_kernel_excluded(c.r))
 		fprintf(stderr, "sbx record: kernel.perf_event_paranoid is %d: sampling user "
 			"space only\n", record_perf_event_paranoid());
 
-	err = perf_data_writer_open(output, &ctx.w);
+	err = perf_data_writer_open(c.output, &c.w);
 	if (err < 0) {
 		error_lib(err, "cannot create the output");
 		goto out;
 	}
-	for (size_t e = 0; e < record_nr_events(r); e++) {
-		const uint64_t *ids = record_event_ids(r, e, &nr);
-
-		err = perf_data_writer_add_attr(ctx.w, record_event_attr(r, e),
-						record_event_name(r, e), ids, nr);
-		if (err < 0)
-			goto fail_lib;
-	}
-	cmdline = calloc((size_t)argc + 2, sizeof(*cmdline));
-	if (!cmdline) {
-		err = -ENOMEM;
-		goto fail_lib;
-	}
-	cmdline[0] = (char *)(sbx_globals.exe ? sbx_globals.exe : "sbx");
-	for (i = 0; i < argc; i++)
-		cmdline[i + 1] = argv[i];
-	err = synthesize_features(ctx.w, argc + 1, cmdline, cfg.clockid);
+	c.stream = perf_data_writer_is_pipe(c.w);
+	err = write_head(&c, argc, argv);
 	if (err < 0)
 		goto fail_lib;
-	err = synthesize_tracing_data(r, &buf, &len);
-	if (err < 0)
-		goto fail_lib;
-	if (err > 0) {
-		err = perf_data_writer_add_feature(ctx.w, HEADER_TRACING_DATA, buf, len);
-		free(buf);
-		buf = NULL;
-		if (err < 0)
-			goto fail_lib;
-	}
-	ctx.hits = dso_hits_new(r);
-	if (!ctx.hits) {
+	c.hits = dso_hits_new(c.r);
+	if (!c.hits) {
 		err = -ENOMEM;
 		goto fail_lib;
 	}
@@ -384,129 +514,58 @@ int cmd_record(int argc, char **argv)
 	 * Go: existing processes are described after the counters are on, so
 	 * that a process started meanwhile is seen by one or the other.
 	 */
-	if (!target.workload) {
-		err = record_enable(r);
+	if (!c.target.workload) {
+		err = record_enable(c.r);
 		if (err < 0)
 			goto fail_lib;
 	}
-	err = synthesize_kernel_mmap(r, sink, &ctx);
-	if (!err && target.system_wide)
-		err = synthesize_all_processes(r, sink, &ctx);
-	else if (!err && !target.workload)
-		err = synthesize_process(r, target.pid, sink, &ctx);
+	err = synthesize_kernel_mmap(c.r, sink, &c);
+	if (!err && c.target.system_wide)
+		err = synthesize_all_processes(c.r, sink, &c);
+	else if (!err && !c.target.workload)
+		err = synthesize_process(c.r, c.target.pid, sink, &c);
 	if (err < 0)
 		goto fail_lib;
-	if (wl) {
-		err = workload_start(wl);
+	if (c.wl) {
+		err = workload_start(c.wl);
 		if (err < 0) {
 			error_lib(err, "cannot run the command");
-			workload_try_wait(wl, &wst);
-			status = workload_exit_code(&wst);
-			if (!wst.exec_errno)
+			workload_try_wait(c.wl, &c.wst);
+			status = workload_exit_code(&c.wst);
+			if (!c.wst.exec_errno)
 				status = EXIT_FAILED;
-			perf_data_writer_abort(ctx.w);
-			ctx.w = NULL;
 			goto out;
 		}
 	}
-	started = true;
-
-	for (;;) {
-		long n = record_drain(r, sink, &ctx);
-
-		if (n < 0) {
-			err = (int)n;
-			goto fail_lib;
-		}
-		if (n > 0) {
-			struct perf_event_header round = { .type = PERF_RECORD_FINISHED_ROUND,
-							   .size = sizeof(round) };
-
-			dso_hits_flush(ctx.hits);
-			err = perf_data_writer_write(ctx.w, &round);
-			if (err < 0)
-				goto fail_lib;
-		}
-		if (ended)
-			break;
-		if (wl) {
-			err = workload_try_wait(wl, &wst);
-			if (err < 0)
-				goto fail_lib;
-			if (err == 1) {
-				ended = true;
-				/* one more pass collects what the last CPUs wrote */
-				record_disable(r);
-				continue;
-			}
-			if (stop_signal && nr_stop_signals > 1) {
-				/* a second signal insists */
-				kill(workload_pid(wl), SIGKILL);
-			} else if (stop_signal && !forwarded) {
-				/* the command decides how it ends */
-				if (!stop_from_tty)
-					kill(workload_pid(wl), stop_signal);
-				forwarded = true;
-			}
-		} else if (stop_signal || (target.pid && kill(target.pid, 0) < 0 &&
-					   errno == ESRCH)) {
-			ended = true;
-			record_disable(r);
-			continue;
-		}
-		err = record_poll(r, 100);
-		if (err < 0)
-			goto fail_lib;
-	}
-
-	/* samples dropped so late that no LOST record told of them */
-	err = record_flush_lost(r, sink, &ctx);
-	if (err < 0)
-		goto fail_lib;
-	stats = record_stats(r);
-	dso_hits_flush(ctx.hits);
-	err = dso_hits_build_id_feature(ctx.hits, &buf, &len, &nr);
-	if (!err && len)
-		err = perf_data_writer_add_feature(ctx.w, HEADER_BUILD_ID, buf, len);
-	free(buf);
-	buf = NULL;
-	if (!err && stats->samples && !pipe)
-		err = synthesize_sample_time(ctx.w, stats->first_time, stats->last_time);
-	if (err < 0)
-		goto fail_lib;
-	data_size = perf_data_writer_data_size(ctx.w);
-	err = perf_data_writer_close(ctx.w);
-	ctx.w = NULL;
+	c.started = true;
+	err = run_loop(&c);
+	if (!err)
+		err = finish_file(&c, &data_size);
 	if (err < 0)
 		goto fail_lib;
 
+	stats = record_stats(c.r);
 	if (stats->lost)
 		warning("%llu samples lost: the ring buffers overflowed (use a bigger -m or "
 			"a lower -F)", (unsigned long long)stats->lost);
 	if (!stats->samples)
 		warning("no samples were recorded");
-	if (!quiet)
+	if (!c.quiet)
 		fprintf(stderr, "[ sbx record: %llu samples, %llu lost, %.3f MB written to %s ]\n",
 			(unsigned long long)stats->samples, (unsigned long long)stats->lost,
-			output_mb(output, pipe, data_size), pipe ? "stdout" : output);
-	status = wl ? workload_exit_code(&wst) : EXIT_OK;
+			output_mb(c.output, c.stream, data_size), pipe ? "stdout" : c.output);
+	status = c.wl ? workload_exit_code(&c.wst) : EXIT_OK;
 	goto out;
-
-bad_value:
-	opts_finish(&p, OPTS_END);
-	return EXIT_USAGE;
 
 fail_lib:
 	error_lib(err, "recording failed");
 	status = EXIT_FAILED;
-	if (wl && started && !ended)
-		workload_cancel(wl);
+	if (c.wl && c.started && !c.ended)
+		workload_cancel(c.wl);
 out:
-	perf_data_writer_abort(ctx.w);
-	dso_hits_free(ctx.hits);
-	workload_free(wl);
-	record_free(r);
-	free(cmdline);
-	free(buf);
+	perf_data_writer_abort(c.w);
+	dso_hits_free(c.hits);
+	workload_free(c.wl);
+	record_free(c.r);
 	return status;
 }

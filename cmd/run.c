@@ -17,9 +17,11 @@
 
 #include "builtin.h"
 #include "parse-options.h"
-#include "sbx/error.h"
-#include "sbx/measure.h"
-#include "sbx/snippet.h"
+#include "util/error.h"
+#include "util/output.h"
+#include "util/sysinfo.h"
+#include "measure/measure.h"
+#include "measure/snippet.h"
 
 static const char *const run_usage[] = {
 	"sbx run [OPTIONS] FILE...",
@@ -71,7 +73,7 @@ static const struct sbx_option run_options[] = {
 
 enum format { FMT_TEXT, FMT_YAML, FMT_YAML_LLVM14, FMT_JSON };
 
-/* where results go: stdout, or the temporary file of --benchmarks-file */
+/* where results go: stdout, or the output of --benchmarks-file */
 static FILE *results;
 
 #define MAX_INPUTS 256
@@ -151,25 +153,10 @@ static void yaml_str(const char *key, const char *v)
 
 static void cpu_name(char *buf, size_t len)
 {
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
+	char *name = sysinfo_cpuinfo("model name", false);
 
-	snprintf(buf, len, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *c = strchr(line, ':');
-
-		if (!strncmp(line, "model name", 10) && c) {
-			c++;
-			while (*c == ' ')
-				c++;
-			c[strcspn(c, "\n")] = 0;
-			snprintf(buf, len, "%s", c);
-			break;
-		}
-	}
-	fclose(f);
+	snprintf(buf, len, "%s", name ? name : "unknown");
+	free(name);
 }
 
 static void reg_value_text(const struct snippet_defreg *d, char *buf, size_t len)
@@ -444,7 +431,7 @@ static int run_main(int argc, char **argv)
 {
 	static struct input inputs[MAX_INPUTS];
 	const char *results_path = NULL;
-	char *tmp_path = NULL;
+	struct output *out = NULL;
 	bool format_given = sbx_globals.json;
 	struct run_cfg c;
 	struct sbx_opts p;
@@ -587,24 +574,17 @@ static int run_main(int argc, char **argv)
 	if (results_path && !format_given)
 		c.fmt = FMT_YAML;	/* llvm-exegesis's --benchmarks-file is YAML */
 	if (results_path && strcmp(results_path, "-")) {
-		int fd;
+		int oerr = output_open(results_path, 0644, &out);
 
-		if (asprintf(&tmp_path, "%s.tmpXXXXXX", results_path) < 0) {
-			opts_finish(&p, OPTS_END);
-			return error("out of memory");
-		}
-		fd = mkstemp(tmp_path);
-		if (fd < 0 || !(results = fdopen(fd, "w"))) {
-			error("cannot create a file beside '%s': %s", results_path, strerror(errno));
-			if (fd >= 0) {
-				close(fd);
-				unlink(tmp_path);
-			}
-			free(tmp_path);
+		if (!oerr && !(results = output_stream(out)))
+			oerr = sbx_error_errno(-errno, "cannot write '%s'", results_path);
+		if (oerr) {
+			results = stdout;
+			error_lib(oerr, "--benchmarks-file");
+			output_abort(out);
 			opts_finish(&p, OPTS_END);
 			return EXIT_FAILED;
 		}
-		fchmod(fd, 0644);
 	}
 	/* 10 significant digits: no 0.59555999999999998 */
 	json_c_set_serialization_double_format("%.10g", JSON_C_OPTION_THREAD);
@@ -615,19 +595,12 @@ static int run_main(int argc, char **argv)
 	for (int i = 0; i < n_inputs; i++)
 		failed |= run_one(&inputs[i], &c);
 	opts_finish(&p, OPTS_END);
-	if (tmp_path) {
+	if (out) {
 		/* complete, or not there at all */
-		int werr = ferror(results) | fflush(results) | fsync(fileno(results));
+		int oerr = output_commit(out);
 
-		if (fclose(results) != 0 || werr) {
-			failed = error("cannot write '%s': %s", results_path, strerror(errno));
-			unlink(tmp_path);
-		} else if (rename(tmp_path, results_path) < 0) {
-			failed = error("cannot rename '%s' to '%s': %s", tmp_path, results_path,
-				       strerror(errno));
-			unlink(tmp_path);
-		}
-		free(tmp_path);
+		if (oerr)
+			failed = error_lib(oerr, "--benchmarks-file");
 		results = stdout;
 	}
 	return failed ? EXIT_FAILED : EXIT_OK;

@@ -14,11 +14,9 @@
 #include <unistd.h>
 
 #include "builtin.h"
-#include "sbx/error.h"
+#include "util/error.h"
+#include "util/version.h"
 
-#ifndef SBX_VERSION
-#define SBX_VERSION "0.0.0"
-#endif
 #ifndef SBX_LIBEXECDIR
 #define SBX_LIBEXECDIR "/usr/local/libexec/sbx"
 #endif
@@ -395,7 +393,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--no-color")) {
 			sbx_globals.color = 0;
 		} else if (!strcmp(a, "--version")) {
-			printf("sbx version %s\n", SBX_VERSION);
+			printf("sbx version %s\n", sbx_version());
 			return finish_stdout(EXIT_OK);
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			if (!strcmp(a, "--help"))

@@ -12,11 +12,12 @@
 #include "builtin.h"
 #include "parse-options.h"
 #include "perf-input.h"
-#include "sbx/addrspace.h"
-#include "sbx/error.h"
-#include "sbx/perf-data.h"
-#include "sbx/session.h"
-#include "sbx/trace-event.h"
+#include "symbol/addrspace.h"
+#include "util/error.h"
+#include "perf/perf-data.h"
+#include "perf/records.h"
+#include "perf/session.h"
+#include "perf/trace-event.h"
 
 static const char *const script_usage[] = {
 	"sbx script [-i FILE|-] [-F FIELD[,FIELD...]] [--show-mmap-events] "
@@ -111,50 +112,6 @@ static struct tep_handle *tep_of(struct script *s)
 		s->tep = NULL;
 	}
 	return s->tep;
-}
-
-static json_object *field_value(struct tep_format_field *f, const void *data, size_t size)
-{
-	unsigned long long v;
-
-	if ((size_t)f->offset + (size_t)f->size > size)
-		return NULL;
-	if (f->flags & TEP_FIELD_IS_STRING) {
-		const char *p = (const char *)data + f->offset;
-
-		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-			unsigned int dyn;
-
-			memcpy(&dyn, p, 4);
-			if ((dyn & 0xffff) + (dyn >> 16) > size)
-				return NULL;
-			p = (const char *)data + (dyn & 0xffff);
-			return json_object_new_string_len(p, strnlen(p, dyn >> 16));
-		}
-		return json_object_new_string_len(p, strnlen(p, f->size));
-	}
-	if (f->flags & TEP_FIELD_IS_ARRAY) {
-		json_object *a = json_object_new_array();
-
-		for (unsigned i = 0; f->elementsize && i < f->arraylen &&
-				(i + 1) * f->elementsize <= (unsigned)f->size; i++) {
-			const char *p = (const char *)data + f->offset + i * f->elementsize;
-			uint64_t e = 0;
-
-			memcpy(&e, p, f->elementsize <= 8 ? f->elementsize : 8);
-			json_object_array_add(a, json_object_new_uint64(e));
-		}
-		return a;
-	}
-	if (tep_read_number_field(f, data, &v))
-		return NULL;
-	if (f->flags & TEP_FIELD_IS_SIGNED) {
-		int64_t sv = f->size == 1 ? (int8_t)v : f->size == 2 ? (int16_t)v :
-			     f->size == 4 ? (int32_t)v : (int64_t)v;
-
-		return json_object_new_int64(sv);
-	}
-	return json_object_new_uint64(v);
 }
 
 static const char *sym_name(const struct script *s, const struct addr_location *al)
@@ -339,19 +296,9 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 			json_object_object_add(o, "addr", json_object_new_uint64(smp->addr));
 		if ((f[F_CALLCHAIN] || !s->fields_given) && smp->callchain)
 			json_object_object_add(o, "callchain", print_callchain(s, smp));
-		if (ev) {
-			struct tep_format_field **fields = tep_event_fields(ev);
-			json_object *fo = json_object_new_object();
-
-			for (size_t i = 0; fields && fields[i]; i++) {
-				json_object *v = field_value(fields[i], smp->raw, smp->raw_size);
-
-				if (v)
-					json_object_object_add(fo, fields[i]->name, v);
-			}
-			free(fields);
-			json_object_object_add(o, "fields", fo);
-		}
+		if (ev)
+			json_object_object_add(o, "fields", trace_event_fields_json(ev, smp->raw,
+										    smp->raw_size));
 		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 							      JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
@@ -430,67 +377,73 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 static void print_other(struct script *s, const struct perf_event_header *rec,
 			const struct perf_sample *smp)
 {
-	const uint8_t *b = (const uint8_t *)(rec + 1), *end = (const uint8_t *)rec + rec->size;
-	uint32_t u[4] = { 0 };
-	uint64_t q[3] = { 0 };
-	const char *name = "", *what = perf_record_type_name(rec->type);
+	const char *what = perf_record_type_name(rec->type);
+	struct perf_rec_mmap m;
+	struct perf_rec_comm cm;
+	struct perf_rec_task t;
 	char detail[512];
 	json_object *o = NULL;
-	bool is_mmap = rec->type == PERF_RECORD_MMAP || rec->type == PERF_RECORD_MMAP2;
-	size_t fixed = rec->type == PERF_RECORD_MMAP ? 32 : rec->type == PERF_RECORD_MMAP2 ? 64 :
-		       rec->type == PERF_RECORD_COMM ? 8 : 24;
+	uint32_t pid, tid;
 	const char *comm;
 
-	if ((size_t)(end - b) < fixed)
-		return;
-	memcpy(u, b, rec->type == PERF_RECORD_COMM || is_mmap ? 8 : 16);
-	if (is_mmap)
-		memcpy(q, b + 8, 24);
-	if (is_mmap || rec->type == PERF_RECORD_COMM) {
-		name = (const char *)b + fixed;
-		if (!memchr(name, 0, end - (const uint8_t *)name))
+	switch (rec->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (perf_rec_parse_mmap(rec, &m))
 			return;
+		pid = m.pid;
+		tid = m.tid;
+		break;
+	case PERF_RECORD_COMM:
+		if (perf_rec_parse_comm(rec, &cm))
+			return;
+		pid = cm.pid;
+		tid = cm.tid;
+		break;
+	default:	/* FORK, EXIT: the child's thread */
+		if (perf_rec_parse_task(rec, &t))
+			return;
+		pid = t.pid;
+		tid = t.tid;
+		break;
 	}
-	/* the thread is (pid, tid) for MMAP/COMM, (pid, tid) of the child for FORK/EXIT */
-	comm = machine_comm(s->machine, rec->type == PERF_RECORD_FORK ||
-				       rec->type == PERF_RECORD_EXIT ? u[2] : u[1]);
+	comm = machine_comm(s->machine, tid);
 	if (s->json) {
 		o = json_object_new_object();
 		json_object_object_add(o, "event", json_object_new_string(what));
-		json_object_object_add(o, "pid", json_object_new_int64((int32_t)u[0]));
-		json_object_object_add(o, "tid", json_object_new_int64(
-			(int32_t)(rec->type == PERF_RECORD_FORK || rec->type == PERF_RECORD_EXIT ?
-				  u[2] : u[1])));
+		json_object_object_add(o, "pid", json_object_new_int64((int32_t)pid));
+		json_object_object_add(o, "tid", json_object_new_int64((int32_t)tid));
 		if (smp->time != (uint64_t)-1)
 			json_object_object_add(o, "time", json_object_new_uint64(smp->time));
-		if (is_mmap) {
-			json_object_object_add(o, "addr", json_object_new_uint64(q[0]));
-			json_object_object_add(o, "len", json_object_new_uint64(q[1]));
-			json_object_object_add(o, "pgoff", json_object_new_uint64(q[2]));
-			json_object_object_add(o, "filename", json_object_new_string(name));
+		if (rec->type == PERF_RECORD_MMAP || rec->type == PERF_RECORD_MMAP2) {
+			json_object_object_add(o, "addr", json_object_new_uint64(m.start));
+			json_object_object_add(o, "len", json_object_new_uint64(m.len));
+			json_object_object_add(o, "pgoff", json_object_new_uint64(m.pgoff));
+			json_object_object_add(o, "filename", json_object_new_string(m.filename));
 		} else if (rec->type == PERF_RECORD_COMM) {
-			json_object_object_add(o, "comm", json_object_new_string(name));
+			json_object_object_add(o, "comm", json_object_new_string(cm.comm));
 			json_object_object_add(o, "exec", json_object_new_boolean(
-				rec->misc & PERF_RECORD_MISC_COMM_EXEC));
+				cm.misc & PERF_RECORD_MISC_COMM_EXEC));
 		} else {
-			json_object_object_add(o, "ppid", json_object_new_int64((int32_t)u[1]));
-			json_object_object_add(o, "ptid", json_object_new_int64((int32_t)u[3]));
+			json_object_object_add(o, "ppid", json_object_new_int64((int32_t)t.ppid));
+			json_object_object_add(o, "ptid", json_object_new_int64((int32_t)t.ptid));
 		}
 		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 							      JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 		return;
 	}
-	if (is_mmap)
+	if (rec->type == PERF_RECORD_MMAP || rec->type == PERF_RECORD_MMAP2)
 		snprintf(detail, sizeof(detail), "%d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64
-			 "]: %s", (int32_t)u[0], (int32_t)u[1], q[0], q[1], q[2], name);
+			 "]: %s", (int32_t)m.pid, (int32_t)m.tid, m.start, m.len, m.pgoff,
+			 m.filename);
 	else if (rec->type == PERF_RECORD_COMM)
 		snprintf(detail, sizeof(detail), "%s%s:%d/%d",
-			 rec->misc & PERF_RECORD_MISC_COMM_EXEC ? "exec: " : "", name,
-			 (int32_t)u[0], (int32_t)u[1]);
+			 cm.misc & PERF_RECORD_MISC_COMM_EXEC ? "exec: " : "", cm.comm,
+			 (int32_t)cm.pid, (int32_t)cm.tid);
 	else
-		snprintf(detail, sizeof(detail), "(%d:%d):(%d:%d)", (int32_t)u[0], (int32_t)u[2],
-			 (int32_t)u[1], (int32_t)u[3]);
+		snprintf(detail, sizeof(detail), "(%d:%d):(%d:%d)", (int32_t)t.pid, (int32_t)t.tid,
+			 (int32_t)t.ppid, (int32_t)t.ptid);
 	printf("%16s %7d ", comm ? comm : ":-1", (int32_t)smp->pid);
 	if (smp->time != (uint64_t)-1)
 		print_time_text(smp->time);

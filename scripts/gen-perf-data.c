@@ -14,9 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sbx/error.h"
-#include "sbx/perf-data.h"
-#include "sbx/symbols.h"
+#include "util/error.h"
+#include "perf/perf-data.h"
+#include "perf/perf-data-write.h"
+#include "symbol/buildid.h"
+#include "symbol/symtab.h"
 
 #define NPROC 8
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \

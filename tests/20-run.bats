@@ -35,7 +35,7 @@ in_range() {
 
 @test "without a PMU the counter is core cycles estimated from the TSC, with its ratio" {
 	events_probe=$(perf stat -e cycles -x, true 2>&1 || true)
-	[[ $events_probe == *"not supported"* ]] || skip "this machine counts hardware cycles"
+	[[ $events_probe == *"not supported"* ]] || skip_hw "this machine counts hardware cycles"
 	run -0 --separate-stderr sbx run "$SN/add-chain.s"
 	assert_line --index 0 --regexp '^SNIPPET +KEY +PER INSN +PER SNIPPET +COUNTER$'
 	assert_line --index 1 --regexp '^.*add-chain.s +latency +[0-9.]+ +[0-9.]+ +tsc-cycles \([0-9.]+ TSC ticks/cycle\)$'
@@ -167,6 +167,41 @@ in_range() {
 	[[ $stderr == "sbx run: error: cannot create a file beside '/nonexistent/dir/out.yaml': No such file or directory" ]]
 }
 
+@test "--benchmarks-file to /dev/null, a FIFO or /dev/stdout: written in place, never renamed over" {
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr sbx run --benchmarks-file /dev/null "$SN/add-chain.s"
+	assert_output ''
+	[ -c /dev/null ]
+	mkfifo fifo
+	cat fifo > got.yaml &
+	local reader=$!
+	run -0 --separate-stderr sbx run --benchmarks-file fifo "$SN/add-chain.s"
+	wait "$reader"
+	[ -p fifo ]
+	run -0 grep -c '^---$' got.yaml
+	assert_output 1
+	run -0 bash -c "'$SBX' run --benchmarks-file /dev/stdout '$SN/add-chain.s' > out.yaml"
+	run -0 grep -c '^mode:            latency$' out.yaml
+	assert_output 1
+	run -0 ls -A fifo got.yaml out.yaml
+	run -0 ls -A
+	refute_output --partial .sbx-tmp-
+	# an older file stays as it was when nothing could be measured
+	echo old > keep.yaml
+	run -2 --separate-stderr sbx run --benchmarks-file keep.yaml --no-such-option "$SN/add-chain.s"
+	[ "$(cat keep.yaml)" = old ]
+}
+
+@test "--dump-object-to-disk: complete or not there, never renamed over a device" {
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr sbx run --dump-object-to-disk /dev/null "$SN/imul-chain.s"
+	[ -c /dev/null ]
+	run -1 --separate-stderr sbx run --dump-object-to-disk no/such/dir/s.o "$SN/imul-chain.s"
+	assert_regex "$stderr" "cannot create a file beside 'no/such/dir/s.o'"
+	run -0 ls -A
+	refute_output --partial .sbx-tmp-
+}
+
 @test "--format yaml follows llvm-exegesis's shape" {
 	run -0 --separate-stderr sbx run --format yaml "$SN/add-chain.s"
 	assert_line --index 0 '---'
@@ -216,7 +251,7 @@ in_range() {
 
 @test "values are per instruction, counted by llvm-mc where capstone cannot decode" {
 	command -v llvm-mc-14 >/dev/null || skip "llvm-mc-14 is not installed"
-	grep -qw avx512bw /proc/cpuinfo || skip "no AVX-512 (kmovq) on this CPU"
+	grep -qw avx512bw /proc/cpuinfo || skip_hw "no AVX-512 (kmovq) on this CPU"
 	run -0 --separate-stderr sbx run --json --asm $'kmovq %k2, %rbx\nimulq %rax, %rax'
 	assert_output --regexp '"instructions":\["(kmovq %k2, %rbx|KMOVQrk RBX K2)","(imulq %rax, %rax|IMUL64rr RAX RAX RAX)"\]'
 	in_range "$(json_value "$output")" 1.0 2.3
@@ -270,7 +305,7 @@ in_range() {
 @test "a hardware event on a machine without a PMU is a clear per-snippet error" {
 	require_perf_events
 	probe=$(perf stat -e instructions -x, true 2>&1 || true)
-	[[ $probe == *"not supported"* ]] || skip "this machine counts hardware events"
+	[[ $probe == *"not supported"* ]] || skip_hw "this machine counts hardware events"
 	run -1 --separate-stderr sbx run --counters instructions "$SN/add-chain.s"
 	assert_equal "$stderr" "sbx run: error: $SN/add-chain.s: cannot open event 'instructions': not supported by this machine (no hardware PMU?)"
 	run -1 --separate-stderr sbx run --cycle-counter cycles "$SN/add-chain.s"

@@ -38,7 +38,8 @@ perf_samples() {
 }
 
 sbx_samples() {
-	"$SBX" script --json -i "$1" | python3 -c '
+	run -0 --separate-stderr "$SBX" script --json -i "$1"
+	printf '%s\n' "${lines[@]}" | python3 -c '
 import json, sys
 for line in sys.stdin:
     o = json.loads(line)
@@ -93,7 +94,8 @@ for line in sys.stdin:
 	[ -s "$W/g.data" ] || skip "perf record -g could not record here"
 	perf script -i "$W/g.data" -F ip,sym,symoff 2>/dev/null | awk 'NF >= 2 { print $2 }' \
 		> "$W/perf-frames"
-	sbx script --json -i "$W/g.data" | python3 -c '
+	run -0 --separate-stderr sbx script --json -i "$W/g.data"
+	printf '%s\n' "${lines[@]}" | python3 -c '
 import json, sys
 for line in sys.stdin:
     for f in json.loads(line).get("callchain", []):
@@ -204,8 +206,8 @@ for line in open(sys.argv[1]):
 @test "script: tracepoints in pipe mode (tracing data in band)" {
 	[ -s "$W/tp-pipe.data" ] || skip "perf cannot record sched:sched_switch here (tracefs)"
 	perf script -i "$W/tp-pipe.data" -F event,trace 2>/dev/null | sed 's/^ *//' > "$W/perf-tpp"
-	run -0 bash -c "cat '$W/tp-pipe.data' | '$SBX' script -i - -F event,trace | sed 's/^ *//'"
-	printf '%s\n' "${lines[@]}" > "$W/sbx-tpp"
+	run -0 bash -c "cat '$W/tp-pipe.data' | '$SBX' script -i - -F event,trace"
+	printf '%s\n' "${lines[@]}" | sed 's/^ *//' > "$W/sbx-tpp"
 	[ "$(wc -l < "$W/perf-tpp")" -gt 0 ]
 	run -0 diff "$W/perf-tpp" "$W/sbx-tpp"
 }

@@ -41,8 +41,8 @@ perf_sym_rows() {
 sbx_sym_rows() {
 	local file=$1
 	shift
-	"$SBX" report --json -i "$file" -s sym "$@" |
-		jq -r '.[] | .symbol + "\t" + (.percent|tostring)' | sort
+	run -0 --separate-stderr "$SBX" report --json -i "$file" -s sym "$@"
+	printf '%s\n' "$output" | jq -r '.[] | .symbol + "\t" + (.percent|tostring)' | sort
 }
 
 # Rows of two "SYMBOL\tPCT" files pair up name by name (as many rows of
@@ -121,7 +121,8 @@ perf_ip_sym() {
 sbx_ip_sym() {
 	local file=$1
 	shift
-	"$SBX" script -i "$file" -F ip,sym "$@" | sed -E 's/^ *([0-9a-f]+) +/\1 /; s/ +$//'
+	run -0 --separate-stderr "$SBX" script -i "$file" -F ip,sym "$@"
+	printf '%s\n' "${lines[@]}" | sed -E 's/^ *([0-9a-f]+) +/\1 /; s/ +$//'
 }
 
 @test "demangle: sbx script names every sample as perf script does, and with --no-demangle" {

@@ -326,7 +326,7 @@ top_entry() {
 
 @test "-b where the PMU has no branch stack: a clear error, no file" {
 	if perf record -b -o /dev/null true 2>/dev/null; then
-		skip "this machine has a branch stack"
+		skip_hw "this machine has a branch stack"
 	fi
 	run -1 --separate-stderr sbx record -b -o out.data -- "$W/hot" 1000
 	assert_regex "$stderr" "no branch stack"
@@ -528,17 +528,110 @@ top_entry() {
 	assert_line --regexp ' hot +\[\.\] hot_alpha$'
 }
 
-@test "-o to a device or a FIFO is refused: the file is never renamed over it" {
-	run -1 --separate-stderr sbx record -e cpu-clock -o /dev/null -- true
-	assert_equal "${stderr_lines[-1]}" \
-		"sbx record: error: '/dev/null' is not a regular file; for a stream use pipe mode ('-')"
+@test "-o /dev/null and -o FIFO: written in place, in pipe mode, never renamed over" {
+	run -0 --separate-stderr sbx record -e cpu-clock -o /dev/null -- "$W/hot" 1000000
 	[ -c /dev/null ]
+	assert_regex "${stderr_lines[-1]}" '^\[ sbx record: [0-9]+ samples, 0 lost, [0-9.]+ MB written to /dev/null \]$'
 	mkfifo fifo
-	run -1 --separate-stderr sbx record -e cpu-clock -o fifo -- true
+	perf script -i - < fifo > script.out 2> script.err &
+	local reader=$! rc=0
+	run -0 --separate-stderr sbx record -e cpu-clock -o fifo -- "$W/hot" 400000000
+	wait "$reader" || rc=$?
+	[ "$rc" -eq 0 ]
 	[ -p fifo ]
+	[ ! -s script.err ]
+	grep -q ' hot_alpha+0x' script.out
+	run -0 ls -A fifo script.err script.out
+	run -0 ls -A
+	refute_output --partial .sbx-tmp-
+	# /dev/stdout is our stdout: the stream, and the command's output goes to stderr
+	run -0 bash -c "'$SBX' record -q -e cpu-clock -o /dev/stdout -- sh -c 'echo from-the-command; exec \"\$0\" 1000000' '$W/hot' > stream.data 2> err"
+	[ "$(head -c 8 stream.data)" = PERFILE2 ]
+	grep -q from-the-command err
+	perf_report -i stream.data
 	# an output folder that does not exist: one line, no file
 	run -1 --separate-stderr sbx record -e cpu-clock -o no/such/dir/out.data -- "$W/hot" 1000
 	assert_regex "${stderr_lines[-1]}" "^sbx record: error: cannot create a file beside 'no/such/dir/out.data'"
+}
+
+@test "-o '' and -o FOLDER are refused before the command runs" {
+	run -2 --separate-stderr sbx record -e cpu-clock -o '' -- touch ran
+	assert_equal "${stderr_lines[0]}" "sbx record: error: -o: an empty file name"
+	mkdir folder
+	run -1 --separate-stderr sbx record -e cpu-clock -o folder -- touch ran
+	assert_regex "${stderr_lines[-1]}" "'folder' is a folder"
+	[ ! -e ran ]
+}
+
+# A small tmpfs of our own at $1 (root only), unmounted by teardown.
+mount_small_fs() {
+	mkdir -p "$1"
+	mount -t tmpfs -o "size=$2" tmpfs "$1" || return 1
+	echo "$1" >> "$BATS_TEST_TMPDIR/.mounts"
+}
+
+teardown() {
+	if [ -f "$BATS_TEST_TMPDIR/.mounts" ]; then
+		while read -r m; do umount "$m" 2>/dev/null; done < "$BATS_TEST_TMPDIR/.mounts"
+		rm -f "$BATS_TEST_TMPDIR/.mounts"
+	fi
+}
+
+@test "a read-only folder: one clear error before the command runs, the old file untouched" {
+	if [ "$(id -u)" -eq 0 ]; then
+		mount_small_fs ro 1m
+		echo old > ro/out.data
+		mount -o remount,ro ro
+	else
+		mkdir ro
+		echo old > ro/out.data
+		chmod 555 ro
+	fi
+	run -1 --separate-stderr sbx record -e cpu-clock -o ro/out.data -- touch ran
+	assert_regex "${stderr_lines[-1]}" "^sbx record: error: cannot create a file beside 'ro/out.data': (Read-only file system|Permission denied)$"
+	[ "$(cat ro/out.data)" = old ]
+	[ ! -e ran ]
+	run -0 ls -A ro
+	assert_output out.data
+}
+
+@test "a full disk: a clear error, the old file untouched, no temporary file left" {
+	[ "$(id -u)" -eq 0 ] || skip "mounting a small tmpfs needs root"
+	mount_small_fs full 16k
+	echo old > full/out.data
+	# about 800 samples of 48 bytes and more: far more than the 12 KiB left
+	run -1 --separate-stderr sbx record -e cpu-clock -o full/out.data -- "$W/hot" 400000000
+	assert_regex "$stderr" "No space left on device"
+	[ "$(cat full/out.data)" = old ]
+	run -0 ls -A full
+	assert_output out.data
+	# the same through the named temporary file (file systems without O_TMPFILE)
+	SBX_OUTPUT_NAMED=1 run -1 --separate-stderr sbx record -e cpu-clock -o full/out.data -- \
+		"$W/hot" 400000000
+	assert_regex "$stderr" "No space left on device"
+	run -0 ls -A full
+	assert_output out.data
+}
+
+@test "SIGKILL of sbx record leaves no file behind, or one that the next run removes" {
+	"$SBX" record -e cpu-clock -o out.data -- "$W/hot" 100000000000 2> err &
+	local pid=$!
+	sleep 0.5
+	kill -KILL "$pid"
+	wait "$pid" || true
+	run -0 ls -A
+	assert_output err
+	# the named fallback leaves .out.data.sbx-tmp-PID-…: the next run of that output removes it
+	SBX_OUTPUT_NAMED=1 "$SBX" record -e cpu-clock -o out.data -- "$W/hot" 100000000000 2> err &
+	pid=$!
+	sleep 0.5
+	kill -KILL "$pid"
+	wait "$pid" || true
+	run -0 ls -A
+	assert_output --regexp "^\.out\.data\.sbx-tmp-$pid-[A-Za-z0-9]{6}"
+	"$SBX" record -q -e cpu-clock -o out.data -- "$W/hot" 1000000
+	run -0 ls -A
+	assert_output "$(printf 'err\nout.data')"
 }
 
 @test "SIGTERM stops like SIGINT; a second signal kills a command that ignores the first" {
@@ -567,7 +660,7 @@ top_entry() {
 
 @test "a hardware event this machine cannot count: a clear error that points at cpu-clock" {
 	perf stat -e instructions -x, true 2>&1 | grep -q 'not supported' ||
-		skip "this machine counts instructions"
+		skip_hw "this machine counts instructions"
 	run -1 --separate-stderr sbx record -e instructions -o out.data -- "$W/hot" 1000
 	assert_equal "$stderr" "sbx record: error: event 'instructions' is not supported on this machine (its PMU does not count it, or there is no hardware PMU: software events such as cpu-clock work everywhere)"
 	[ ! -e out.data ]

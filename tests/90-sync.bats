@@ -8,7 +8,8 @@ DOC=$TOP/Documentation
 
 # The usage lines of `sbx CMD -h`, without the `usage: ` / `   or: ` lead.
 usage_lines() {
-	"$SBX" "$@" -h | sed -n -e '/^$/q' -e 's/^usage: //p' -e 's/^   or: //p'
+	run -0 --separate-stderr "$SBX" "$@" -h
+	printf '%s\n' "$output" | sed -n -e '/^$/q' -e 's/^usage: //p' -e 's/^   or: //p'
 }
 
 # The SYNOPSIS lines of a man page source, scdoc markup removed.
@@ -138,12 +139,13 @@ zsh_complete() {	# words…: completes the last word as zsh would (compadd recor
 	assert_output 'FILES '
 }
 
-@test "make install puts everything in place under DESTDIR, and make uninstall removes it" {
+@test "make install puts the binary, man pages and completions in place, no internal header; make uninstall removes them" {
 	local dest=$BATS_TEST_TMPDIR/dest
-	run -0 make -C "$TOP" -s -o all install DESTDIR="$dest" PREFIX=/opt/sbx
+	# installing builds no test workload
+	run -0 make -C "$TOP" -n install DESTDIR="$dest" PREFIX=/opt/sbx
+	refute_output --partial tests/workloads
+	run -0 make -C "$TOP" -s install DESTDIR="$dest" PREFIX=/opt/sbx
 	[ -x "$dest/opt/sbx/bin/sbx" ]
-	[ -f "$dest/opt/sbx/lib/libsbx.a" ]
-	[ -f "$dest/opt/sbx/include/sbx/error.h" ]
 	[ -f "$dest/opt/sbx/share/man/man1/sbx.1" ]
 	[ -f "$dest/opt/sbx/share/man/man7/sbx-plugins.7" ]
 	[ -f "$dest/opt/sbx/share/bash-completion/completions/sbx" ]
@@ -152,7 +154,77 @@ zsh_complete() {	# words…: completes the last word as zsh would (compadd recor
 	for c in $(sbx --list-cmds); do
 		[ -f "$dest/opt/sbx/share/man/man1/sbx-$c.1" ] || { echo "sbx-$c.1 not installed"; return 1; }
 	done
+	# lib/ is internal: none of its headers, no libsbx.a
+	run -0 find "$dest" -name '*.h' -o -name 'libsbx.a'
+	assert_output ''
 	run -0 make -C "$TOP" -s uninstall DESTDIR="$dest" PREFIX=/opt/sbx
 	run -0 find "$dest" -type f
 	assert_output ''
+}
+
+# The layers of lib/ (Documentation/design.md), lowest first, and what each may include.
+layer_allows() {
+	case $1 in
+	util) echo util ;;
+	perf) echo util perf ;;
+	symbol) echo util perf symbol ;;
+	measure) echo util perf symbol measure ;;
+	profile) echo util perf symbol profile ;;
+	jit) echo util perf symbol jit ;;
+	*) return 1 ;;
+	esac
+}
+
+# Every include of lib/ (or of another tree laid out like it, $1) that breaks
+# the layering, one line each.
+layer_violations() {
+	local root=$1 f layer inc allowed
+	for f in "$root"/*/*.[ch]; do
+		layer=$(basename "$(dirname "$f")")
+		allowed=$(layer_allows "$layer") || { echo "${f#"$root"/}: lib/$layer/ is not a layer"; continue; }
+		for inc in $(sed -n 's/^#include "\([a-z]*\)\/.*/\1/p' "$f"); do
+			[[ " $allowed " == *" $inc "* ]] ||
+				echo "${f#"$root"/}: a $layer module includes a $inc header"
+		done
+		# project headers by their layer's path, never relative
+		grep -qE '^#include "([^/"]*|\.\./[^"]*)"' "$f" &&
+			echo "${f#"$root"/}: a header without its layer's folder"
+		case $f in *.c)
+			[ -f "${f%.c}.h" ] || echo "${f#"$root"/}: no header of its own" ;;
+		esac
+	done
+}
+
+@test "lib/ by layer: no module includes a header of a higher layer, every module has its header" {
+	run -0 layer_violations "$TOP/lib"
+	assert_output ''
+	# and the check does catch a perf module that reaches up into symbol/
+	local fake=$BATS_TEST_TMPDIR/lib
+	mkdir -p "$fake/perf" "$fake/util"
+	printf '#include "util/error.h"\n#include "symbol/dso.h"\n' > "$fake/perf/session.c"
+	touch "$fake/perf/session.h"
+	printf '#include "perf/session.h"\n' > "$fake/util/x.h"
+	run -0 layer_violations "$fake"
+	assert_line 'perf/session.c: a perf module includes a symbol header'
+	assert_line 'util/x.h: a util module includes a perf header'
+	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "run-all.sh: every skip shown with its reason; under CI=true only hardware ones are accepted" {
+	cd "$BATS_TEST_TMPDIR"
+	# (not a here-document: bats would take its @test lines for its own)
+	local t=@test
+	{
+		echo "load $TOP/tests/test_helper"
+		echo "$t \"runs\" { true; }"
+		echo "$t \"set-up broken\" { skip \"perf record could not record here\"; }"
+		echo "$t \"no LBR\" { skip_hw \"no LBR on this machine\"; }"
+	} > suite.bats
+	run -0 env CI= B=/nonexistent SUITES="$BATS_TEST_TMPDIR/suite.bats" "$TOP/tests/run-all.sh"
+	assert_line 'ok 2 set-up broken # skip perf record could not record here'
+	assert_line 'ok 3 no LBR # skip hardware: no LBR on this machine'
+	assert_line '1 passed, 0 failed, 2 skipped'
+	run -1 env CI=true B=/nonexistent SUITES="$BATS_TEST_TMPDIR/suite.bats" "$TOP/tests/run-all.sh"
+	assert_line 'not ok - suite.bats: skipped under CI=true for a reason other than hardware'
+	assert_line '1 passed, 1 failed, 1 skipped'
 }

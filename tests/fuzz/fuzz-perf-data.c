@@ -9,10 +9,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "sbx/addrspace.h"
-#include "sbx/dso.h"
-#include "sbx/perf-data.h"
-#include "sbx/session.h"
+#include "symbol/addrspace.h"
+#include "symbol/dso.h"
+#include "perf/perf-data.h"
+#include "perf/session.h"
 
 static int deliver(void *ctx, const struct perf_event_header *rec,
 		   const struct perf_data_attr *attr, const struct perf_sample *sample)

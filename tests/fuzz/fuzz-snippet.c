@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sbx/snippet.h"
+#include "measure/snippet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
 {

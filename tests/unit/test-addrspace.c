@@ -13,12 +13,13 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "sbx/addrspace.h"
-#include "sbx/dso.h"
-#include "sbx/error.h"
-#include "sbx/perf-data.h"
-#include "sbx/session.h"
-#include "sbx/symbols.h"
+#include "symbol/addrspace.h"
+#include "symbol/dso.h"
+#include "util/error.h"
+#include "perf/perf-data.h"
+#include "perf/session.h"
+#include "symbol/buildid.h"
+#include "symbol/symtab.h"
 
 static union {
 	struct perf_event_header h;
@@ -306,11 +307,11 @@ static void test_elf_symbols_and_build_id(void)
 	if (s)
 		CHECK_EQ_U64(s->size, 16);
 	symtab_free(t);
-	CHECK_EQ_INT(symbols_read_build_id("/proc/self/exe", id, sizeof(id), &size), 0);
+	CHECK_EQ_INT(buildid_read("/proc/self/exe", id, sizeof(id), &size), 0);
 	CHECK_EQ_INT(size, 20);
-	CHECK_EQ_INT(strlen(symbols_build_id_hex(id, size, hex)), 40);
-	CHECK(symbols_read_build_id("/no/such/file", id, sizeof(id), &size) < 0);
-	CHECK(symbols_read_build_id("/proc/self/status", id, sizeof(id), &size) < 0);
+	CHECK_EQ_INT(strlen(buildid_hex(id, size, hex)), 40);
+	CHECK(buildid_read("/no/such/file", id, sizeof(id), &size) < 0);
+	CHECK(buildid_read("/proc/self/status", id, sizeof(id), &size) < 0);
 }
 
 static void test_perf_map(void)
@@ -356,8 +357,8 @@ static void test_dso_by_build_id(void)
 			marker = t->syms[i].start;
 	symtab_free(t);
 	CHECK(marker != 0);
-	CHECK_EQ_INT(symbols_read_build_id(exe, id, sizeof(id), &size), 0);
-	symbols_build_id_hex(id, size, hex);
+	CHECK_EQ_INT(buildid_read(exe, id, sizeof(id), &size), 0);
+	buildid_hex(id, size, hex);
 
 	/* ~/.debug/.build-id/xx/rest/elf */
 	snprintf(path, sizeof(path), "%s/.build-id", dir);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * symbols_demangle(): the names perf shows (its libiberty demangler without
+ * demangle_symbol(): the names perf shows (its libiberty demangler without
  * DMGL_PARAMS by default, with DMGL_PARAMS | DMGL_ANSI under -v); the
  * expected texts are libiberty's (cplus_demangle) for the same names.
  */
@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "sbx/symbols.h"
+#include "symbol/demangle.h"
+#include "symbol/symtab.h"
 
 /* name demangled with flags is want (NULL: not demangled, errno EINVAL) */
 static void check(const char *name, unsigned flags, const char *want)
@@ -19,7 +20,7 @@ static void check(const char *name, unsigned flags, const char *want)
 	char *got;
 
 	errno = 0;
-	got = symbols_demangle(name, flags);
+	got = demangle_symbol(name, flags);
 	if (want) {
 		CHECK_EQ_STR(got ? got : "(null)", want);
 	} else {
@@ -58,18 +59,18 @@ static void test_cxx_short_form_as_perf(void)
 
 static void test_cxx_full_signature(void)
 {
-	check("_ZNK6shapes6Square4areaEm", SYMBOLS_DEMANGLE_PARAMS,
+	check("_ZNK6shapes6Square4areaEm", DEMANGLE_PARAMS,
 	      "shapes::Square::area(unsigned long) const");
-	check("_ZN6shapes5twiceIlEET_m", SYMBOLS_DEMANGLE_PARAMS,
+	check("_ZN6shapes5twiceIlEET_m", DEMANGLE_PARAMS,
 	      "long shapes::twice<long>(unsigned long)");
-	check("_ZN3foo3barEv.cold", SYMBOLS_DEMANGLE_PARAMS, "foo::bar() [clone .cold]");
-	check("_ZN1A1fEv@plt", SYMBOLS_DEMANGLE_PARAMS, "A::f()@plt");
+	check("_ZN3foo3barEv.cold", DEMANGLE_PARAMS, "foo::bar() [clone .cold]");
+	check("_ZN1A1fEv@plt", DEMANGLE_PARAMS, "A::f()@plt");
 }
 
 static void test_rust_legacy(void)
 {
 	check("_ZN4core3fmt5write17h0123456789abcdefE", 0, "core::fmt::write");
-	check("_ZN4core3fmt5write17h0123456789abcdefE", SYMBOLS_DEMANGLE_PARAMS,
+	check("_ZN4core3fmt5write17h0123456789abcdefE", DEMANGLE_PARAMS,
 	      "core::fmt::write");
 	check("_ZN66_$LT$alloc..vec..Vec$LT$T$GT$$u20$as$u20$core..ops..drop..Drop$GT$"
 	      "4drop17h1234567890abcdefE", 0,

@@ -2,7 +2,7 @@
 #include <errno.h>
 
 #include "harness.h"
-#include "sbx/error.h"
+#include "util/error.h"
 
 static void test_error_returns_code_and_message(void)
 {

@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "sbx/error.h"
-#include "sbx/events.h"
+#include "util/error.h"
+#include "measure/events.h"
 
 static void test_software_and_raw(void)
 {

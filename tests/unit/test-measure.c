@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "harness.h"
-#include "sbx/error.h"
-#include "sbx/measure.h"
-#include "sbx/snippet.h"
+#include "util/error.h"
+#include "measure/measure.h"
+#include "measure/snippet.h"
 
 static struct snippet *assembled(const char *text)
 {

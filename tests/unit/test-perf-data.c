@@ -15,8 +15,9 @@
 #include <zstd.h>
 
 #include "harness.h"
-#include "sbx/error.h"
-#include "sbx/perf-data.h"
+#include "util/error.h"
+#include "perf/perf-data.h"
+#include "perf/perf-data-write.h"
 
 /* ------------------------------------------------------ fixture builder */
 
@@ -254,7 +255,7 @@ static void check_fixture(struct perf_data *d)
 		n++;
 		CHECK(a != NULL);
 		if (h->type == PERF_RECORD_SAMPLE) {
-			CHECK_EQ_INT(perf_data_parse_sample(a, h, &s), 0);
+			CHECK_EQ_INT(perf_sample_parse(&a->layout, h, &s), 0);
 			CHECK_EQ_INT(s.cpu, 3);
 			CHECK_EQ_INT(s.period, 777);
 			CHECK_EQ_INT(s.tid, s.pid + 1);
@@ -268,13 +269,13 @@ static void check_fixture(struct perf_data *d)
 				CHECK_EQ_U64(s.time, 30);
 			}
 		} else if (h->type == PERF_RECORD_MMAP2) {
-			CHECK_EQ_INT(perf_data_parse_sample(a, h, &s), 0);
+			CHECK_EQ_INT(perf_sample_parse(&a->layout, h, &s), 0);
 			CHECK(s.time == 10 || s.time == 25);
 			CHECK_EQ_STR((const char *)h + 72, s.time == 10 ? "/bin/prog" : "/bin/other");
 			CHECK_EQ_U64(*(const uint64_t *)((const char *)h + 16), s.time == 10 ?
 				     0x400000 : 0x500000);
 		} else if (h->type == PERF_RECORD_COMM) {
-			CHECK_EQ_INT(perf_data_parse_sample(a, h, &s), 0);
+			CHECK_EQ_INT(perf_sample_parse(&a->layout, h, &s), 0);
 			CHECK_EQ_U64(s.time, 5);
 			CHECK_EQ_INT(s.pid, 100);
 			CHECK_EQ_STR((const char *)h + 16, "prog");
@@ -438,6 +439,16 @@ static void test_bad_headers(void)
 	free(b.p);
 }
 
+/* Parse rec with the layout of a->attr as it is now (the tests change the attr). */
+static int parse_as(const struct perf_data_attr *a, const struct perf_event_header *rec,
+		    struct perf_sample *s)
+{
+	struct perf_sample_layout l;
+
+	perf_sample_layout_init(&l, &a->attr);
+	return perf_sample_parse(&l, rec, s);
+}
+
 static void test_sample_bounds(void)
 {
 	struct buf b = make_file(false);
@@ -456,16 +467,16 @@ static void test_sample_bounds(void)
 	((struct perf_event_header *)rec)->type = PERF_RECORD_SAMPLE;
 	((struct perf_event_header *)rec)->size = 40;
 	*(uint64_t *)(rec + 16) = 1000;
-	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), -EINVAL);
+	CHECK_EQ_INT(parse_as(&a, h, &s), -EINVAL);
 	*(uint64_t *)(rec + 16) = 2;
-	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), 0);
+	CHECK_EQ_INT(parse_as(&a, h, &s), 0);
 	CHECK_EQ_U64(s.callchain_nr, 2);
 	/* raw data with a size past the end */
 	a.attr.sample_type = PERF_SAMPLE_RAW;
 	*(uint32_t *)(rec + 8) = 100;
-	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), -EINVAL);
+	CHECK_EQ_INT(parse_as(&a, h, &s), -EINVAL);
 	*(uint32_t *)(rec + 8) = 12;
-	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), 0);
+	CHECK_EQ_INT(parse_as(&a, h, &s), 0);
 	CHECK_EQ_INT(s.raw_size, 12);
 	/* branch stack with hw_idx */
 	a.attr.sample_type = PERF_SAMPLE_BRANCH_STACK;
@@ -477,12 +488,12 @@ static void test_sample_bounds(void)
 	*(uint64_t *)(rec + 16) = 7;
 	*(uint64_t *)(rec + 24) = 0x1111;
 	*(uint64_t *)(rec + 32) = 0x2222;
-	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), 0);
+	CHECK_EQ_INT(parse_as(&a, h, &s), 0);
 	CHECK_EQ_U64(s.branch_hw_idx, 7);
 	CHECK_EQ_U64(s.branches[0].from, 0x1111);
 	CHECK_EQ_U64(s.branches[0].to, 0x2222);
 	*(uint64_t *)(rec + 8) = 2;
-	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), -EINVAL);
+	CHECK_EQ_INT(parse_as(&a, h, &s), -EINVAL);
 	perf_data_close(d);
 	free(b.p);
 }
@@ -542,7 +553,7 @@ static void test_sample_all_fields(void)
 	h->type = PERF_RECORD_SAMPLE;
 	h->misc = PERF_RECORD_MISC_USER;
 	h->size = n * 8;
-	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), 0);
+	CHECK_EQ_INT(parse_as(&a, h, &s), 0);
 	CHECK_EQ_U64(s.id, 99);
 	CHECK_EQ_U64(s.ip, 0x401000);
 	CHECK_EQ_INT(s.pid, 7);
@@ -569,7 +580,7 @@ static void test_sample_all_fields(void)
 	/* one byte short anywhere: an error, never a read past the record */
 	for (size_t cut = 1; cut < n; cut++) {
 		h->size = cut * 8;
-		CHECK(perf_data_parse_sample(&a, h, &s) < 0);
+		CHECK(parse_as(&a, h, &s) < 0);
 	}
 	/* regs with abi 0 (none) have no values; a stack of size 0 no data */
 	memset(&a.attr, 0, sizeof(a.attr));
@@ -579,14 +590,14 @@ static void test_sample_all_fields(void)
 	rec[2] = 0;
 	rec[3] = 0;
 	h->size = 4 * 8;
-	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), 0);
+	CHECK_EQ_INT(parse_as(&a, h, &s), 0);
 	CHECK(s.regs_user == NULL);
 	CHECK(s.stack_user == NULL);
 	/* without PERIOD: the attr's period */
 	a.attr.sample_type = PERF_SAMPLE_IP;
 	a.attr.sample_period = 250000;
 	h->size = 16;
-	CHECK_EQ_INT(perf_data_parse_sample(&a, h, &s), 0);
+	CHECK_EQ_INT(parse_as(&a, h, &s), 0);
 	CHECK_EQ_U64(s.period, 250000);
 }
 
@@ -633,7 +644,7 @@ static void check_written(struct perf_data *d)
 
 		if (h->type != PERF_RECORD_SAMPLE)
 			continue;
-		CHECK_EQ_INT(perf_data_parse_sample(perf_data_attr_of(d, h), h, &smp), 0);
+		CHECK_EQ_INT(perf_sample_parse(&perf_data_attr_of(d, h)->layout, h, &smp), 0);
 		if (n < 2)
 			ips[n] = smp.ip;
 		n++;

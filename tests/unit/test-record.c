@@ -9,17 +9,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
-#include "sbx/error.h"
-#include "sbx/events.h"
-#include "sbx/perf-data.h"
-#include "sbx/record.h"
-#include "sbx/synthesize.h"
+#include "util/error.h"
+#include "measure/events.h"
+#include "perf/perf-data.h"
+#include "measure/record.h"
+#include "measure/dso-hits.h"
+#include "perf/records.h"
+#include "measure/synthesize.h"
+#include "measure/tracing-data.h"
 
 /* A sink that keeps a copy of every record. */
 struct mem_sink {
@@ -100,8 +104,10 @@ static void test_parse_clockid(void)
 static void test_sample_layout(void)
 {
 	struct record *one = software_record(1), *two = software_record(2);
-	unsigned char trailer[64];
-	uint32_t pt[2];
+	struct perf_sample_layout l1, l2;
+	struct perf_sample id, back;
+	struct perf_rec_comm c = { .pid = 42, .tid = 43, .comm = "x" };
+	uint64_t rec[16];
 
 	CHECK(one && two);
 	if (!one || !two)
@@ -109,12 +115,17 @@ static void test_sample_layout(void)
 	CHECK_EQ_U64(record_sample_type(one), PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 						      PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
 	CHECK(record_sample_type(two) & PERF_SAMPLE_IDENTIFIER);
-	CHECK_EQ_INT(record_id_hdr_size(one), 24);	/* TID, TIME, CPU */
-	CHECK_EQ_INT(record_id_hdr_size(two), 32);	/* + IDENTIFIER */
-	CHECK_EQ_INT(record_write_id_hdr(one, trailer, 42, 43), 24);
-	memcpy(pt, trailer, 8);
-	CHECK_EQ_INT(pt[0], 42);
-	CHECK_EQ_INT(pt[1], 43);
+	record_sample_layout(one, &l1);
+	record_sample_layout(two, &l2);
+	CHECK_EQ_INT(l1.id_size, 24);	/* TID, TIME, CPU */
+	CHECK_EQ_INT(l2.id_size, 32);	/* + IDENTIFIER */
+	/* a synthesized record's trailer reads back as what was written */
+	record_id_sample(one, 42, 43, &id);
+	CHECK_EQ_INT(perf_rec_encode_comm(rec, sizeof(rec), &c, &l1, &id), 8 + 16 + 24);
+	CHECK_EQ_INT(perf_sample_parse(&l1, (void *)rec, &back), 0);
+	CHECK_EQ_INT(back.pid, 42);
+	CHECK_EQ_INT(back.tid, 43);
+	CHECK_EQ_U64(back.time, 0);
 out:
 	record_free(one);
 	record_free(two);
@@ -267,8 +278,12 @@ static void test_lost_at_the_end(void)
 		while ((h = next_rec(&m, &off)) && h->type != PERF_RECORD_LOST_SAMPLES)
 			;
 		CHECK(h != NULL);
-		if (h)
-			CHECK_EQ_INT(h->size, 8 + 8 + record_id_hdr_size(r));
+		if (h) {
+			struct perf_sample_layout l;
+
+			record_sample_layout(r, &l);
+			CHECK_EQ_INT(h->size, 8 + 8 + l.id_size);
+		}
 	}
 	/* nothing more to account the second time */
 	CHECK_EQ_INT(record_flush_lost(r, mem_sink, &m), 0);
@@ -284,29 +299,31 @@ static void test_synthesize_process_self(void)
 	char exe[PATH_MAX], comm[32] = "";
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	size_t off = 0, comms = 0, exe_maps = 0;
-	size_t trailer = record_id_hdr_size(r);
+	struct perf_sample_layout l;
 
+	record_sample_layout(r, &l);
 	CHECK(len > 0);
 	exe[len > 0 ? len : 0] = 0;
 	prctl(PR_GET_NAME, comm);
 	CHECK_EQ_INT(synthesize_process(r, getpid(), mem_sink, &m), 0);
 	while ((h = next_rec(&m, &off))) {
-		const unsigned char *b = (const unsigned char *)(h + 1);
-		uint32_t pid;
+		struct perf_sample id;
+		struct perf_rec_comm c;
+		struct perf_rec_mmap mm;
 
 		CHECK_EQ_INT(h->size % 8, 0);
 		/* every record ends with a trailer naming the process */
-		memcpy(&pid, (const unsigned char *)h + h->size - trailer, 4);
-		CHECK_EQ_INT(pid, getpid());
-		if (h->type == PERF_RECORD_COMM && !comms++)
-			CHECK_EQ_STR((const char *)b + 8, comm);
+		CHECK_EQ_INT(perf_sample_parse(&l, h, &id), 0);
+		CHECK_EQ_INT(id.pid, getpid());
+		if (h->type == PERF_RECORD_COMM && !comms++) {
+			CHECK_EQ_INT(perf_rec_parse_comm(h, &c), 0);
+			CHECK_EQ_STR(c.comm, comm);
+		}
 		if (h->type == PERF_RECORD_MMAP2) {
-			uint32_t prot;
-
+			CHECK_EQ_INT(perf_rec_parse_mmap(h, &mm), 0);
 			CHECK_EQ_INT(h->misc, PERF_RECORD_MISC_USER);
-			memcpy(&prot, b + 56, 4);
-			CHECK(prot & 4);	/* only executable maps */
-			exe_maps += !strcmp((const char *)b + 64, exe);
+			CHECK(mm.prot & PROT_EXEC);	/* only executable maps */
+			exe_maps += !strcmp(mm.filename, exe);
 		}
 	}
 	CHECK(comms >= 1);
@@ -324,9 +341,8 @@ static void test_synthesize_kernel_mmap(void)
 	struct record *r = software_record(1);
 	struct mem_sink m = { 0 };
 	const struct perf_event_header *h;
+	struct perf_rec_mmap mm;
 	size_t off = 0;
-	uint32_t pid;
-	uint64_t start, len, pgoff;
 
 	CHECK_EQ_INT(synthesize_kernel_mmap(r, mem_sink, &m), 0);
 	if (!m.nr) {
@@ -336,45 +352,37 @@ static void test_synthesize_kernel_mmap(void)
 	h = next_rec(&m, &off);
 	CHECK(h != NULL);
 	if (h) {
-		const unsigned char *b = (const unsigned char *)(h + 1);
-
 		CHECK_EQ_INT(h->type, PERF_RECORD_MMAP);
 		CHECK_EQ_INT(h->misc, PERF_RECORD_MISC_KERNEL);
 		CHECK_EQ_INT(h->size % 8, 0);
-		memcpy(&pid, b, 4);
-		memcpy(&start, b + 8, 8);
-		memcpy(&len, b + 16, 8);
-		memcpy(&pgoff, b + 24, 8);
-		CHECK_EQ_INT(pid, (uint32_t)-1);
-		CHECK(start >= 0xffff800000000000ULL);
-		CHECK(len > 0);
-		CHECK_EQ_U64(pgoff, start);
-		CHECK_EQ_STR((const char *)b + 32, "[kernel.kallsyms]_text");
+		CHECK_EQ_INT(perf_rec_parse_mmap(h, &mm), 0);
+		CHECK_EQ_INT(mm.pid, (uint32_t)-1);
+		CHECK(mm.start >= 0xffff800000000000ULL);
+		CHECK(mm.len > 0);
+		CHECK_EQ_U64(mm.pgoff, mm.start);
+		CHECK_EQ_STR(mm.filename, "[kernel.kallsyms]_text");
 	}
 	free(m.buf);
 	record_free(r);
 }
 
-/* Records made by hand for the DSO hit tracker (one event: no IDENTIFIER). */
+/* Records made for the DSO hit tracker, with the layout of a one-event recording. */
+static struct perf_sample_layout hits_layout;
+
 static void put_mmap2(unsigned char *rec, uint32_t pid, uint64_t start, uint64_t len,
 		      uint32_t prot, const char *name)
 {
-	struct perf_event_header h = { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, 0 };
-	size_t n = strlen(name) + 1;
+	struct perf_rec_mmap m = { .misc = PERF_RECORD_MISC_USER, .mmap2 = true, .pid = pid,
+				   .tid = pid, .start = start, .len = len, .prot = prot,
+				   .filename = name };
+	struct perf_sample id = { .pid = pid, .tid = pid };
 
-	memset(rec, 0, 256);
-	h.size = (uint16_t)(8 + 64 + ((n + 7) & ~(size_t)7) + 24);
-	memcpy(rec, &h, 8);
-	memcpy(rec + 8, &pid, 4);
-	memcpy(rec + 12, &pid, 4);
-	memcpy(rec + 16, &start, 8);
-	memcpy(rec + 24, &len, 8);
-	memcpy(rec + 8 + 56, &prot, 4);
-	memcpy(rec + 8 + 64, name, n);
+	CHECK(perf_rec_encode_mmap(rec, 256, &m, &hits_layout, &id) > 0);
 }
 
 static void put_sample(unsigned char *rec, uint32_t pid, uint64_t ip, uint16_t cpumode)
 {
+	/* IP, TID, TIME, CPU, PERIOD */
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, cpumode, 8 + 40 };
 
 	memset(rec, 0, 64);
@@ -386,25 +394,19 @@ static void put_sample(unsigned char *rec, uint32_t pid, uint64_t ip, uint16_t c
 
 static void put_task(unsigned char *rec, uint32_t type, uint32_t pid, uint32_t ppid)
 {
-	struct perf_event_header h = { type, 0, 8 + 24 + 24 };
+	struct perf_rec_task t = { .pid = pid, .ppid = ppid, .tid = pid, .ptid = ppid };
+	struct perf_sample id = { .pid = pid, .tid = pid };
 
-	memset(rec, 0, 64);
-	memcpy(rec, &h, 8);
-	memcpy(rec + 8, &pid, 4);
-	memcpy(rec + 12, &ppid, 4);
-	memcpy(rec + 16, &pid, 4);
-	memcpy(rec + 20, &ppid, 4);
+	CHECK(perf_rec_encode_task(rec, 256, type, &t, &hits_layout, &id) > 0);
 }
 
 static void put_comm_exec(unsigned char *rec, uint32_t pid)
 {
-	struct perf_event_header h = { PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, 8 + 16 + 24 };
+	struct perf_rec_comm c = { .misc = PERF_RECORD_MISC_COMM_EXEC, .pid = pid, .tid = pid,
+				   .comm = "x" };
+	struct perf_sample id = { .pid = pid, .tid = pid };
 
-	memset(rec, 0, 64);
-	memcpy(rec, &h, 8);
-	memcpy(rec + 8, &pid, 4);
-	memcpy(rec + 12, &pid, 4);
-	memcpy(rec + 16, "x", 2);
+	CHECK(perf_rec_encode_comm(rec, 256, &c, &hits_layout, &id) > 0);
 }
 
 static void test_dso_hits(void)
@@ -416,11 +418,13 @@ static void test_dso_hits(void)
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	void *buf = NULL;
 	size_t blen = 0, nr = 0;
-	const struct perf_record_build_id *e;
+	struct perf_rec_build_id e;
+	size_t n;
 
 	CHECK(h != NULL && len > 0);
 	if (!h || len <= 0)
 		goto out;
+	record_sample_layout(r, &hits_layout);
 	exe[len] = 0;
 	/* the same binary at two bases in two processes; a library only in the first */
 	put_mmap2(rec, 100, 0x1000, 0x1000, 5, exe);
@@ -445,13 +449,16 @@ static void test_dso_hits(void)
 	put_sample(rec, 300, 0x8010, PERF_RECORD_MISC_USER);
 	dso_hits_observe(h, (void *)rec);
 	CHECK_EQ_INT(dso_hits_count(h), 1);
-	/* after an exec the old maps are gone; a sample before its map (in buffer order) */
+	/*
+	 * after an exec the old maps hold only addresses that no new map
+	 * holds; a sample before its map (in buffer order) waits for the flush
+	 */
 	put_comm_exec(rec, 100);
 	dso_hits_observe(h, (void *)rec);
-	put_sample(rec, 100, 0x1800, PERF_RECORD_MISC_USER);
+	put_sample(rec, 100, 0x30800, PERF_RECORD_MISC_USER);
 	dso_hits_observe(h, (void *)rec);
 	CHECK_EQ_INT(dso_hits_count(h), 1);
-	put_mmap2(rec, 100, 0x1000, 0x1000, 5, exe);
+	put_mmap2(rec, 100, 0x30000, 0x1000, 5, exe);
 	dso_hits_observe(h, (void *)rec);
 	dso_hits_flush(h);
 	CHECK_EQ_INT(dso_hits_count(h), 2);
@@ -462,17 +469,19 @@ static void test_dso_hits(void)
 	/* the feature: the binary has a build-id, the missing library is left out */
 	CHECK_EQ_INT(dso_hits_build_id_feature(h, &buf, &blen, &nr), 0);
 	CHECK(nr >= 1);
-	for (size_t off = 0; off < blen; off += e->header.size) {
-		e = (const void *)((unsigned char *)buf + off);
-		CHECK(e->header.size >= sizeof(*e) && off + e->header.size <= blen);
-		CHECK(e->header.misc & PERF_RECORD_MISC_BUILD_ID_SIZE);
-		CHECK_EQ_INT(e->pid, -1);
-		CHECK(e->size > 0 && e->size <= 20);
-		if (!strcmp(e->filename, exe))
-			CHECK_EQ_INT(e->header.misc & 7, PERF_RECORD_MISC_USER);
+	for (size_t off = 0; off < blen; off += n) {
+		n = perf_rec_parse_build_id((unsigned char *)buf + off, blen - off, false, &e);
+		CHECK(n > 0);
+		if (!n)
+			break;
+		CHECK(e.misc & PERF_RECORD_MISC_BUILD_ID_SIZE);
+		CHECK_EQ_INT(e.pid, -1);
+		CHECK(e.size > 0 && e.size <= 20);
+		if (!strcmp(e.filename, exe))
+			CHECK_EQ_INT(e.misc & 7, PERF_RECORD_MISC_USER);
 		else
-			CHECK_EQ_STR(e->filename, "[kernel.kallsyms]");
-		CHECK(strcmp(e->filename, "/no/such/libfoo.so") != 0);
+			CHECK_EQ_STR(e.filename, "[kernel.kallsyms]");
+		CHECK(strcmp(e.filename, "/no/such/libfoo.so") != 0);
 	}
 	free(buf);
 out:

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "harness.h"
-#include "sbx/error.h"
-#include "sbx/snippet.h"
+#include "util/error.h"
+#include "measure/snippet.h"
 
 static void test_register_names(void)
 {

@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "sbx/error.h"
-#include "sbx/workload.h"
+#include "util/error.h"
+#include "measure/workload.h"
 
 static int fn_exit_7(void *arg)
 {

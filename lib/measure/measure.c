@@ -1,0 +1,901 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Measuring a snippet in a supervised child. The parent computes the sizes,
+ * forks (workload), and aggregates; the child builds the code, times it and
+ * writes raw readings into a shared page.
+ */
+#include <cpuid.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "util/error.h"
+#include "measure/events.h"
+#include "measure/measure.h"
+
+#define SCRATCH_SIZE (1ul << 20)
+#define MAX_CODE_SIZE (256ul << 20)
+#define PAGE 4096ul
+/*
+ * One-cycle adds in the K calibration run (2K: twice). Straight-line code
+ * like duplicate mode: a loop of adds ran at 1.3 cycles per add at some
+ * code addresses on an AMD EPYC VM.
+ */
+#define CAL_ADDS 20000ul
+#define CAL_CALLS 5u		/* calibration runs per timed reading */
+#define MAX_DRIFT 0.02		/* calibration drift worth measuring again */
+#define MIN_CAL_READINGS 30u	/* of each calibration size, however few the repeats */
+/*
+ * A timed reading spans at least this many instructions, calling the code
+ * several times in a row when --min-instructions is smaller: the TSC of a
+ * VM may tick in steps of tens of cycles.
+ */
+#define MIN_TIMED_INSNS 100000ul
+#define WARMUP 3
+
+/* the measured runs of one repeat, in order */
+enum { SLOT_CAL_1, SLOT_CAL_2, SLOT_SNIP_1, SLOT_SNIP_2, N_SLOTS };
+
+enum counter_kind { CK_HW, CK_TSC, CK_TASK };
+
+/* What the child writes for the parent (a MAP_SHARED page). */
+struct shared {
+	int done;		/* measuring finished */
+	int multiplexed;	/* 1 + the index of a counter not running all the time */
+	int setup_failed;	/* msg says why */
+	char msg[256];
+	uint64_t copies_begin, copies_end;	/* the snippet's copies in the child */
+	uint64_t code_begin, code_end;		/* the whole generated function */
+	uint64_t raw[];		/* [repeat][slot][1 + n_events] */
+};
+
+/* What the child works from (its copy of the parent's memory). */
+struct child_arg {
+	const struct snippet *s;
+	const struct measure_opts *o;
+	enum measure_repetition rep;	/* DUPLICATE or LOOP */
+	enum counter_kind ck;
+	unsigned long k;		/* copies (duplicate) or trips (loop) of the K run */
+	unsigned calls;			/* calls of the code per timed reading */
+	struct perf_event_attr attrs[MEASURE_MAX_EVENTS];
+	int n_events;
+	struct shared *sh;
+	size_t stride;			/* 1 + n_events */
+	bool has_rdtscp, has_avx;
+};
+
+/* The context page the generated code uses: saved rsp, entry, trip count. */
+struct code_ctx {
+	uint64_t saved_rsp;
+	uint64_t entry;
+	uint64_t trips;
+};
+
+void measure_opts_init(struct measure_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->mode = MEASURE_LATENCY;
+	o->repetition = MEASURE_DUPLICATE;
+	o->aggregate = MEASURE_AGG_MIN;
+	o->counter = MEASURE_COUNTER_AUTO;
+	o->min_instructions = 10000;
+	o->repeat_count = 30;
+	o->cpu = -1;
+	o->timeout_s = 10;
+}
+
+static const char *const mode_names[] = { "latency", "inverse_throughput" };
+static const char *const rep_names[] = { "duplicate", "loop", "min" };
+static const char *const agg_names[] = { "min", "median", "mean", "min-variance" };
+static const char *const counter_names[] = { "auto", "cycles", "tsc", "task-clock" };
+
+static int lookup(const char *s, const char *const *names, int n, const char *what)
+{
+	char list[256] = "";
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(list);
+
+		snprintf(list + l, sizeof(list) - l, "%s%s", i ? ", " : "", names[i]);
+	}
+	return sbx_error(-EINVAL, "invalid %s '%s' (expected one of: %s)", what, s, list);
+}
+
+int measure_parse_mode(const char *s, enum measure_mode *out)
+{
+	int i = lookup(s, mode_names, 2, "mode");
+
+	if (i < 0)
+		return i;
+	*out = (enum measure_mode)i;
+	return 0;
+}
+
+int measure_parse_repetition(const char *s, enum measure_repetition *out)
+{
+	int i;
+
+	/* llvm-exegesis's middle-half modes are the 2N - N difference sbx always takes */
+	if (!strcmp(s, "middle-half-duplicate"))
+		s = "duplicate";
+	else if (!strcmp(s, "middle-half-loop"))
+		s = "loop";
+	i = lookup(s, rep_names, 3, "repetition mode");
+
+	if (i < 0)
+		return i;
+	*out = (enum measure_repetition)i;
+	return 0;
+}
+
+int measure_parse_aggregate(const char *s, enum measure_aggregate *out)
+{
+	int i = lookup(s, agg_names, 4, "aggregation mode");
+
+	if (i < 0)
+		return i;
+	*out = (enum measure_aggregate)i;
+	return 0;
+}
+
+int measure_parse_counter(const char *s, enum measure_counter *out)
+{
+	int i = lookup(s, counter_names, 4, "cycle counter");
+
+	if (i < 0)
+		return i;
+	*out = (enum measure_counter)i;
+	return 0;
+}
+
+const char *measure_mode_name(enum measure_mode m) { return mode_names[m]; }
+const char *measure_repetition_name(enum measure_repetition r) { return rep_names[r]; }
+const char *measure_aggregate_name(enum measure_aggregate a) { return agg_names[a]; }
+
+/* code generation ---------------------------------------------------------- */
+
+struct emit {
+	uint8_t *buf;		/* NULL: only count */
+	size_t len;
+	uint64_t base;		/* the address buf[0] will run at */
+};
+
+static void put(struct emit *e, const void *p, size_t n)
+{
+	if (e->buf && n)
+		memcpy(e->buf + e->len, p, n);
+	e->len += n;
+}
+
+static void put1(struct emit *e, uint8_t b) { put(e, &b, 1); }
+
+static void put_movabs(struct emit *e, int reg, uint64_t v)
+{
+	uint8_t op[2] = { (uint8_t)(0x48 | (reg >= 8)), (uint8_t)(0xb8 + (reg & 7)) };
+
+	put(e, op, 2);
+	put(e, &v, 8);
+}
+
+/* mov (reg), reg */
+static void put_load_self(struct emit *e, int reg)
+{
+	int r = reg & 7;
+
+	put1(e, (uint8_t)(0x48 | (reg >= 8 ? 5 : 0)));
+	put1(e, 0x8b);
+	if (r == 4) {
+		put1(e, (uint8_t)(0x04 | r << 3));
+		put1(e, 0x24);
+	} else if (r == 5) {
+		put1(e, (uint8_t)(0x45 | r << 3));
+		put1(e, 0);
+	} else {
+		put1(e, (uint8_t)(r << 3 | r));
+	}
+}
+
+static void put_align(struct emit *e, size_t a)
+{
+	while ((e->base + e->len) % a)
+		put1(e, 0x90);
+}
+
+struct layout {
+	size_t copies_begin, copies_end;	/* offsets */
+};
+
+static bool reg_is_livein(const struct snippet *s, int num)
+{
+	for (int i = 0; i < s->n_liveins; i++)
+		if (s->liveins[i].cls == SNIPPET_REG_GPR && s->liveins[i].num == num)
+			return true;
+	return false;
+}
+
+/*
+ * The generated function: save callee-saved registers and rsp, set up
+ * registers, then either `ret` into one of 2K copies (duplicate: the entry
+ * in ctx picks K or 2K) or run a loop of ctx->trips iterations (loop), then
+ * restore and return.
+ */
+static void emit_function(struct emit *e, const struct child_arg *a, bool calibration,
+			  uint64_t ctx, uint64_t scratch, struct layout *lay)
+{
+	static const uint8_t pushes[] = { 0x53, 0x55, 0x41, 0x54, 0x41, 0x55, 0x41, 0x56, 0x41, 0x57 };
+	static const uint8_t pops[] = { 0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5d, 0x5b };
+	static const uint8_t cal_insn[] = { 0x48, 0x01, 0xc0 };	/* add %rax,%rax */
+	const struct snippet *s = a->s;
+	const uint8_t *body = calibration ? cal_insn : s->code;
+	size_t body_size = calibration ? sizeof(cal_insn) : s->code_size;
+	bool loop = !calibration && a->rep == MEASURE_LOOP;
+	unsigned long copies = calibration ? 2 * CAL_ADDS : loop ? 1 : 2 * a->k;
+
+	put(e, pushes, sizeof(pushes));
+	put_movabs(e, 0, ctx);
+	put(e, (const uint8_t[]){ 0x48, 0x89, 0x20 }, 3);	/* mov %rsp,(%rax) */
+	if (!calibration)
+		put(e, s->vec_init, s->vec_init_size);
+	if (!loop) {
+		put_movabs(e, 0, ctx + offsetof(struct code_ctx, entry));
+		put(e, (const uint8_t[]){ 0xff, 0x30 }, 2);	/* push (%rax) */
+	}
+	if (!calibration) {
+		uint64_t v[16] = { 0 };
+		bool set[16];
+
+		for (int r = 0; r < 16; r++)
+			set[r] = r != SNIPPET_RSP && !reg_is_livein(s, r);
+		v[SNIPPET_RDI] = scratch;
+		set[SNIPPET_RDI] = true;
+		for (int i = 0; i < s->n_defregs; i++) {
+			const struct snippet_defreg *d = &s->defregs[i];
+
+			if (d->reg.cls != SNIPPET_REG_GPR)
+				continue;
+			memcpy(&v[d->reg.num], d->value, 8);
+			set[d->reg.num] = true;
+		}
+		for (int r = 0; r < 16; r++)
+			if (set[r])
+				put_movabs(e, r, v[r]);
+	}
+	if (!loop) {
+		put1(e, 0xc3);	/* ret: into the copies */
+		put_align(e, 64);
+		lay->copies_begin = e->len;
+		for (unsigned long i = 0; i < copies; i++)
+			put(e, body, body_size);
+		lay->copies_end = e->len;
+	} else {
+		int l = s->loop_reg;
+		size_t top;
+		int32_t rel;
+
+		put_movabs(e, l, ctx + offsetof(struct code_ctx, trips));
+		put_load_self(e, l);
+		put_align(e, 64);
+		top = e->len;
+		lay->copies_begin = top;
+		for (unsigned long i = 0; i < copies; i++)
+			put(e, body, body_size);
+		lay->copies_end = e->len;
+		/* add $-1,%l; jne top */
+		put(e, (const uint8_t[]){ (uint8_t)(0x48 | (l >= 8)), 0x83,
+					  (uint8_t)(0xc0 | (l & 7)), 0xff }, 4);
+		put(e, (const uint8_t[]){ 0x0f, 0x85 }, 2);
+		rel = (int32_t)((long)top - (long)(e->len + 4));
+		put(e, &rel, 4);
+	}
+	put_movabs(e, SNIPPET_RSP, ctx);
+	put(e, (const uint8_t[]){ 0x48, 0x8b, 0x24, 0x24 }, 4);	/* mov (%rsp),%rsp */
+	put1(e, 0xfc);	/* cld */
+	if (a->has_avx)
+		put(e, (const uint8_t[]){ 0xc5, 0xf8, 0x77 }, 3);	/* vzeroupper */
+	put(e, pops, sizeof(pops));
+	put1(e, 0xc3);
+}
+
+static size_t round_page(size_t n)
+{
+	return (n + PAGE - 1) & ~(PAGE - 1);
+}
+
+/* the child ------------------------------------------------------------------ */
+
+static __attribute__((format(printf, 2, 3))) int child_fail(struct shared *sh,
+							     const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(sh->msg, sizeof(sh->msg), fmt, ap);
+	va_end(ap);
+	sh->setup_failed = 1;
+	return 125;
+}
+
+/* Map n bytes at addr (0: anywhere), never replacing a mapping. */
+static void *map_at(uint64_t addr, size_t n, int prot)
+{
+	void *p = mmap((void *)addr, n, prot, MAP_PRIVATE | MAP_ANONYMOUS |
+		       (addr ? MAP_FIXED_NOREPLACE : 0), -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (addr && (uint64_t)p != addr) {
+		munmap(p, n);
+		errno = EEXIST;
+		return NULL;
+	}
+	return p;
+}
+
+/* Build a function into fresh memory at addr (0: anywhere); its entry or NULL. */
+static uint8_t *build(const struct child_arg *a, bool calibration, uint64_t addr,
+		      uint64_t ctx, uint64_t scratch, struct layout *lay)
+{
+	struct emit e = { 0 };
+	size_t size;
+	uint8_t *p;
+
+	/* the layout depends on the address only through alignment: count at it */
+	e.base = addr;
+	emit_function(&e, a, calibration, ctx, scratch, lay);
+	size = round_page(e.len + 64);
+	p = map_at(addr, size, PROT_READ | PROT_WRITE);
+	if (!p)
+		return NULL;
+	e = (struct emit){ .buf = p, .base = (uint64_t)p };
+	emit_function(&e, a, calibration, ctx, scratch, lay);
+	if (mprotect(p, size, PROT_READ | PROT_EXEC) < 0)
+		return NULL;
+	return p;
+}
+
+static inline uint64_t tsc_begin(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
+	return (uint64_t)hi << 32 | lo;
+}
+
+static inline uint64_t tsc_end(bool rdtscp)
+{
+	uint32_t lo, hi;
+
+	if (rdtscp)
+		__asm__ volatile("rdtscp; lfence" : "=a"(lo), "=d"(hi) : : "rcx", "memory");
+	else
+		__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* Read the counters (value, time enabled, time running); note one that was multiplexed. */
+static void read_counters(struct shared *sh, const int *fds, int n, uint64_t *v)
+{
+	for (int i = 0; i < n; i++) {
+		uint64_t r[3];
+
+		if (read(fds[i], r, sizeof(r)) != sizeof(r)) {
+			v[i] = 0;
+			continue;
+		}
+		v[i] = r[0];
+		if (r[1] != r[2] && !sh->multiplexed)
+			sh->multiplexed = 1 + i;
+	}
+}
+
+/* One timed run: out[0] the cycle counter, out[1..] the events. */
+static void run_once(const struct child_arg *a, void (*fn)(void), unsigned calls,
+		     const int *fds, int nfd, uint64_t *out)
+{
+	uint64_t before[1 + MEASURE_MAX_EVENTS], after[1 + MEASURE_MAX_EVENTS];
+	uint64_t t0 = 0, t1 = 0;
+
+	read_counters(a->sh, fds, nfd, before);
+	if (a->ck == CK_TSC)
+		t0 = tsc_begin();
+	for (unsigned i = 0; i < calls; i++)
+		fn();
+	if (a->ck == CK_TSC)
+		t1 = tsc_end(a->has_rdtscp);
+	read_counters(a->sh, fds, nfd, after);
+	if (a->ck == CK_TSC) {
+		out[0] = t1 - t0;
+		for (int i = 0; i < nfd; i++)
+			out[1 + i] = after[i] - before[i];
+	} else {
+		/* fds[0] is the cycle counter (hardware cycles or task-clock) */
+		for (int i = 0; i < nfd; i++)
+			out[i] = after[i] - before[i];
+	}
+}
+
+static int child_main(void *arg)
+{
+	const struct child_arg *a = arg;
+	const struct snippet *s = a->s;
+	struct shared *sh = a->sh;
+	struct layout lay_cal = { 0 }, lay = { 0 };
+	struct code_ctx *ctx;
+	uint8_t *scratch, *cal = NULL, *code;
+	int fds[1 + MEASURE_MAX_EVENTS], nfd = 0;
+	uint64_t cal_entry[2] = { 0 }, snip_entry[2] = { 0 }, trips[2];
+	unsigned cal_per_repeat;
+
+	ctx = map_at(0, PAGE, PROT_READ | PROT_WRITE);
+	scratch = map_at(0, SCRATCH_SIZE, PROT_READ | PROT_WRITE);
+	if (!ctx || !scratch)
+		return child_fail(sh, "cannot map the scratch memory: %s", strerror(errno));
+	for (int i = 0; i < s->n_memmaps; i++) {
+		const struct snippet_memdef *d = &s->memdefs[s->memmaps[i].def];
+		uint8_t *p = map_at(s->memmaps[i].addr, round_page(d->size), PROT_READ | PROT_WRITE);
+
+		if (!p)
+			return child_fail(sh, "cannot map MEM-MAP %s at %#llx: %s", d->name,
+					  (unsigned long long)s->memmaps[i].addr, strerror(errno));
+		for (size_t o = 0; o < d->size; o++)
+			p[o] = d->value[o % d->value_len];
+	}
+	if (a->ck == CK_TSC) {
+		cal = build(a, true, 0, (uint64_t)ctx, (uint64_t)scratch, &lay_cal);
+		if (!cal)
+			return child_fail(sh, "cannot map the calibration code: %s", strerror(errno));
+		cal_entry[0] = (uint64_t)cal + lay_cal.copies_begin + CAL_ADDS * 3;
+		cal_entry[1] = (uint64_t)cal + lay_cal.copies_begin;
+	}
+	code = build(a, false, s->address, (uint64_t)ctx, (uint64_t)scratch, &lay);
+	if (!code && s->address)
+		return child_fail(sh, "cannot map the code at SNIPPET-ADDRESS %#llx: %s",
+				  (unsigned long long)s->address, strerror(errno));
+	if (!code)
+		return child_fail(sh, "cannot map the code: %s", strerror(errno));
+	sh->code_begin = (uint64_t)code;
+	sh->code_end = (uint64_t)code + lay.copies_end + 64;
+	sh->copies_begin = (uint64_t)code + lay.copies_begin;
+	sh->copies_end = (uint64_t)code + lay.copies_end;
+	snip_entry[0] = sh->copies_begin + a->k * s->code_size;
+	snip_entry[1] = sh->copies_begin;
+	trips[0] = a->k;
+	trips[1] = 2 * a->k;
+
+	if (a->ck != CK_TSC) {
+		struct perf_event_attr at;
+
+		memset(&at, 0, sizeof(at));
+		at.size = sizeof(at);
+		at.type = a->ck == CK_HW ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE;
+		at.config = a->ck == CK_HW ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_TASK_CLOCK;
+		at.exclude_kernel = a->ck == CK_HW;
+		at.exclude_hv = 1;
+		at.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+		fds[nfd] = events_open(&at, 0, -1, -1, 0);
+		if (fds[nfd] < 0)
+			return child_fail(sh, "cannot open the %s counter: %s",
+					  a->ck == CK_HW ? "cycles" : "task-clock", strerror(errno));
+		nfd++;
+	}
+	for (int i = 0; i < a->n_events; i++) {
+		struct perf_event_attr at = a->attrs[i];
+
+		at.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+		fds[nfd] = events_open(&at, 0, -1, -1, 0);
+		if (fds[nfd] < 0 && (errno == ENOENT || errno == EOPNOTSUPP) &&
+		    at.type != PERF_TYPE_SOFTWARE && at.type != PERF_TYPE_TRACEPOINT)
+			return child_fail(sh, "cannot open event '%s': not supported by this "
+					  "machine (no hardware PMU?)", a->o->events[i]);
+		if (fds[nfd] < 0 && (errno == EACCES || errno == EPERM))
+			return child_fail(sh, "cannot open event '%s': %s (see "
+					  "/proc/sys/kernel/perf_event_paranoid)", a->o->events[i],
+					  strerror(errno));
+		if (fds[nfd] < 0)
+			return child_fail(sh, "cannot open event '%s': %s", a->o->events[i],
+					  strerror(errno));
+		nfd++;
+	}
+	if (!a->o->allow_syscalls && workload_seccomp_lock(fds, nfd) < 0)
+		return child_fail(sh, "cannot install the seccomp filter");
+
+	cal_per_repeat = (MIN_CAL_READINGS + a->o->repeat_count - 1) / a->o->repeat_count;
+	for (int r = -WARMUP; r < (int)a->o->repeat_count; r++) {
+		uint64_t junk[1 + MEASURE_MAX_EVENTS];
+
+		for (int slot = 0; slot < N_SLOTS; slot++) {
+			uint64_t *out = r < 0 ? junk : &sh->raw[((size_t)r * N_SLOTS + slot) * a->stride];
+			int big = slot == SLOT_CAL_2 || slot == SLOT_SNIP_2;
+
+			if (slot <= SLOT_CAL_2) {
+				uint64_t t[1 + MEASURE_MAX_EVENTS];
+
+				if (!cal)
+					continue;
+				/* at least MIN_CAL_READINGS readings in all, whatever the
+				   repeat count: each repeat keeps its fastest */
+				ctx->entry = cal_entry[big];
+				run_once(a, (void (*)(void))cal, CAL_CALLS, fds, nfd, out);
+				for (unsigned j = 1; j < cal_per_repeat; j++) {
+					run_once(a, (void (*)(void))cal, CAL_CALLS, fds, nfd, t);
+					if (t[0] < out[0])
+						memcpy(out, t, a->stride * sizeof(*t));
+				}
+			} else {
+				if (a->o->no_diff && big)
+					continue;
+				ctx->entry = snip_entry[big];
+				ctx->trips = trips[big];
+				run_once(a, (void (*)(void))code, a->calls, fds, nfd, out);
+			}
+		}
+	}
+	sh->done = 1;
+	return 0;
+}
+
+/* the parent ------------------------------------------------------------- */
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Aggregate n values (sorted in place). */
+static double aggregate(double *v, int n, enum measure_aggregate how)
+{
+	double sum = 0;
+
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	switch (how) {
+	case MEASURE_AGG_MIN:
+		return v[0];
+	case MEASURE_AGG_MEDIAN:
+		return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	case MEASURE_AGG_MEAN:
+		for (int i = 0; i < n; i++)
+			sum += v[i];
+		return sum / n;
+	case MEASURE_AGG_MIN_VARIANCE: {
+		/* the mean of the half of the readings (consecutive when sorted) that
+		   varies least: robust to outliers on both sides */
+		int w = (n + 1) / 2, best = 0;
+		double best_var = INFINITY;
+
+		for (int i = 0; i + w <= n; i++) {
+			double m = 0, var = 0;
+
+			for (int j = i; j < i + w; j++)
+				m += v[j];
+			m /= w;
+			for (int j = i; j < i + w; j++)
+				var += (v[j] - m) * (v[j] - m);
+			if (var < best_var) {
+				best_var = var;
+				best = i;
+			}
+		}
+		for (int j = best; j < best + w; j++)
+			sum += v[j];
+		return sum / w;
+	}
+	}
+	return v[0];
+}
+
+static bool cpu_has(unsigned leaf, int reg, unsigned bit)
+{
+	unsigned r[4];
+
+	if (!__get_cpuid(leaf, &r[0], &r[1], &r[2], &r[3]))
+		return false;
+	return r[reg] >> bit & 1;
+}
+
+/* Describe a failed child, with the faulting instruction when it is ours. */
+static void describe_failure(const struct snippet *s, const struct shared *sh,
+			     const struct workload_status *st, double timeout, char *buf,
+			     size_t len)
+{
+	unsigned long ip = st->fault_ip;
+	size_t used;
+
+	workload_status_describe(st, timeout, buf, len);
+	if (!st->signaled || st->signo == SIGKILL)
+		return;
+	used = strlen(buf);
+	/* a system call stops with rip after the 2-byte syscall instruction */
+	if (st->signo == SIGSYS && ip >= 2)
+		ip -= 2;
+	/* and a breakpoint with rip after the 1-byte int3 */
+	if (st->signo == SIGTRAP && ip >= 1)
+		ip -= 1;
+	if (ip >= sh->copies_begin && st->fault_ip < sh->copies_end && s->code_size) {
+		size_t off = (size_t)(ip - sh->copies_begin) % s->code_size;
+		const struct snippet_insn *in = snippet_insn_at(s, off);
+
+		snprintf(buf + used, len - used, ", snippet+0x%zx%s%s", off, in ? ": " : "",
+			 in ? in->text : "");
+	} else if (ip >= sh->code_begin && ip < sh->copies_begin) {
+		snprintf(buf + used, len - used, ", in the register set-up");
+	} else if (ip) {
+		snprintf(buf + used, len - used, ", rip %#lx outside the snippet", ip);
+	}
+}
+
+/* TSC ticks per cycle from the calibration runs of repeats [from, to): min(2K) - min(K). */
+static double cal_ratio(const struct shared *sh, size_t stride, unsigned from, unsigned to)
+{
+	double m1 = INFINITY, m2 = INFINITY;
+
+	for (unsigned i = from; i < to; i++) {
+		m1 = fmin(m1, (double)sh->raw[((size_t)i * N_SLOTS + SLOT_CAL_1) * stride]);
+		m2 = fmin(m2, (double)sh->raw[((size_t)i * N_SLOTS + SLOT_CAL_2) * stride]);
+	}
+	return (m2 - m1) / (CAL_ADDS * CAL_CALLS);
+}
+
+/* One child for one repetition mode; fills r->values (aggregated). */
+static int measure_one(const struct snippet *s, const struct measure_opts *o,
+		       enum measure_repetition rep, enum counter_kind ck,
+		       struct child_arg *a, struct measure_result *r)
+{
+	size_t stride = 1 + (size_t)o->n_events;
+	size_t raw_bytes = (size_t)o->repeat_count * N_SLOTS * stride * sizeof(uint64_t);
+	size_t sh_size = round_page(sizeof(struct shared) + raw_bytes);
+	struct workload_opts wo = { .fn = child_main, .arg = a, .cpu = o->cpu,
+				    .timeout_s = o->timeout_s,
+				    .flags = WORKLOAD_PTRACE | WORKLOAD_SECCOMP };
+	struct workload_status st;
+	struct workload *w;
+	struct shared *sh;
+	double *ev, ratio = 0, ratio_a = INFINITY, ratio_b = INFINITY;
+	unsigned n = o->repeat_count;
+	unsigned long ninsn;
+	int err;
+
+	a->rep = rep;
+	a->ck = ck;
+	a->stride = stride;
+	a->k = (o->min_instructions + (unsigned long)s->insn_count - 1) / (unsigned long)s->insn_count;
+	a->calls = 1;
+	if (a->k * (unsigned long)s->insn_count < MIN_TIMED_INSNS)
+		a->calls = (unsigned)((MIN_TIMED_INSNS + a->k * (unsigned long)s->insn_count - 1) /
+				      (a->k * (unsigned long)s->insn_count));
+	if (rep == MEASURE_DUPLICATE && 2 * a->k * s->code_size > MAX_CODE_SIZE)
+		return sbx_error(-E2BIG, "%s: %lu copies of %zu bytes is too much code; lower "
+				 "--min-instructions or use --repetition-mode loop", s->name,
+				 2 * a->k, s->code_size);
+	sh = mmap(NULL, sh_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		return sbx_error_errno(-errno, "cannot map shared memory");
+	a->sh = sh;
+	err = workload_prepare(&wo, &w);
+	if (!err) {
+		err = workload_start(w);
+		if (!err)
+			err = workload_wait(w, &st);
+		workload_free(w);
+	}
+	if (err < 0) {
+		munmap(sh, sh_size);
+		return err;
+	}
+	r->status = st;
+	if (sh->setup_failed) {
+		snprintf(r->error, sizeof(r->error), "%s", sh->msg);
+		munmap(sh, sh_size);
+		return 0;
+	}
+	if (!(st.exited && st.exit_code == 0 && sh->done)) {
+		describe_failure(s, sh, &st, o->timeout_s, r->error, sizeof(r->error));
+		munmap(sh, sh_size);
+		return 0;
+	}
+	if (sh->multiplexed) {
+		int i = sh->multiplexed - 1 - (ck == CK_TSC ? 0 : 1);
+
+		snprintf(r->error, sizeof(r->error), "the counter %s was not scheduled on the CPU "
+			 "the entire time (too many --counters, or the NMI watchdog holds one)",
+			 i < 0 ? r->counter : o->events[i]);
+		munmap(sh, sh_size);
+		return 0;
+	}
+
+	/* aggregate */
+	ninsn = a->k * (unsigned long)s->insn_count * a->calls;
+	r->repetitions = a->k;
+	r->instructions = a->k * (unsigned long)s->insn_count;
+	ev = calloc(n, sizeof(double));
+	if (!ev) {
+		munmap(sh, sh_size);
+		return sbx_error(-ENOMEM, "out of memory");
+	}
+#define RAW(rep_, slot_, i_) ((double)sh->raw[((size_t)(rep_) * N_SLOTS + (slot_)) * stride + (i_)])
+	/*
+	 * Each series (K runs, 2K runs) is aggregated first and the difference
+	 * taken after, as nanoBench and uarch-bench do: a run hit by an
+	 * interrupt then spoils one reading, not the difference.
+	 */
+	if (ck == CK_TSC) {
+		unsigned h = n > 1 ? n / 2 : 1;
+
+		ratio = cal_ratio(sh, stride, 0, n);
+		ratio_a = cal_ratio(sh, stride, 0, h);
+		ratio_b = n > 1 ? cal_ratio(sh, stride, h, n) : ratio_a;
+		if (!(ratio > 0)) {
+			snprintf(r->error, sizeof(r->error), "the TSC calibration failed "
+				 "(the TSC did not advance)");
+			goto out;
+		}
+		r->tsc_per_cycle = ratio;
+		r->drift = ratio_a > 0 && ratio_b > 0 ? (ratio_b - ratio_a) / ratio_a : 0;
+	}
+	for (int e = 0; e <= o->n_events; e++) {
+		struct measure_value *mv = &r->values[e];
+		double agg;
+
+		for (unsigned i = 0; i < n; i++)
+			ev[i] = RAW(i, SLOT_SNIP_1, e);
+		agg = aggregate(ev, (int)n, o->aggregate);
+		if (!o->no_diff) {
+			for (unsigned i = 0; i < n; i++)
+				ev[i] = RAW(i, SLOT_SNIP_2, e);
+			agg = aggregate(ev, (int)n, o->aggregate) - agg;
+		}
+		if (e == 0 && ck == CK_TSC)
+			agg /= ratio;
+		snprintf(mv->key, sizeof(mv->key), "%s",
+			 e == 0 ? measure_mode_name(o->mode) : o->events[e - 1]);
+		mv->value = agg / (double)ninsn;
+		mv->per_snippet_value = agg / ((double)a->k * a->calls);
+	}
+	r->n_values = 1 + o->n_events;
+#undef RAW
+out:
+	free(ev);
+	munmap(sh, sh_size);
+	return 0;
+}
+
+/*
+ * measure_one() with the TSC checked against the lowest ratio seen so far
+ * (*o->tsc_reference): a child whose calibration chain ran slow (another
+ * thread on the same core, as on a loaded SMT host) or drifted by more than
+ * 2% is measured again, up to twice, and the steadiest attempt with the
+ * lowest ratio is kept.
+ */
+static int measure_checked(const struct snippet *s, const struct measure_opts *o,
+			   enum measure_repetition rep, enum counter_kind ck,
+			   struct child_arg *a, struct measure_result *r)
+{
+	double *ref = o->tsc_reference;
+	bool check = ck == CK_TSC && ref;
+	bool first = check && *ref <= 0;
+	int attempts = !check ? 1 : first ? 2 : 3;
+	struct measure_result best, t;
+	int err = 0, done = 0;
+
+	for (int i = 0; i < attempts; i++, done++) {
+		memset(&t, 0, sizeof(t));
+		snprintf(t.counter, sizeof(t.counter), "%s", r->counter);
+		snprintf(t.unit, sizeof(t.unit), "%s", r->unit);
+		err = measure_one(s, o, rep, ck, a, &t);
+		if (err < 0 || t.error[0] || !check) {
+			best = t;
+			break;
+		}
+		/* steady (no drift) beats unsteady; then the lower ratio */
+		if (i == 0 || (fabs(t.drift) <= MAX_DRIFT) > (fabs(best.drift) <= MAX_DRIFT) ||
+		    ((fabs(t.drift) <= MAX_DRIFT) == (fabs(best.drift) <= MAX_DRIFT) &&
+		     t.tsc_per_cycle < best.tsc_per_cycle))
+			best = t;
+		if (!first && fabs(best.drift) <= MAX_DRIFT && best.tsc_per_cycle <= *ref * 1.03) {
+			done++;
+			break;
+		}
+	}
+	*r = best;
+	r->retries = done > 1 ? done - 1 : 0;
+	if (check && !err && !r->error[0] && (*ref <= 0 || r->tsc_per_cycle < *ref))
+		*ref = r->tsc_per_cycle;
+	return err;
+}
+
+int measure_snippet(const struct snippet *s, const struct measure_opts *o,
+		    struct measure_result *r)
+{
+	struct child_arg a;
+	enum counter_kind ck;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	if (!s->code || s->insn_count <= 0)
+		return sbx_error(-EINVAL, "%s: not assembled", s->name);
+	if (o->min_instructions == 0)
+		return sbx_error(-EINVAL, "--min-instructions must be greater than zero");
+	if (o->repeat_count == 0 || o->repeat_count > 100000)
+		return sbx_error(-EINVAL, "--benchmark-repeat-count must be 1 to 100000");
+	if (o->n_events > MEASURE_MAX_EVENTS)
+		return sbx_error(-EINVAL, "at most %d --counters", MEASURE_MAX_EVENTS);
+	memset(&a, 0, sizeof(a));
+	a.s = s;
+	a.o = o;
+	a.has_avx = cpu_has(1, 2, 28);
+	a.has_rdtscp = cpu_has(0x80000001, 3, 27);
+	a.n_events = o->n_events;
+	for (int i = 0; i < o->n_events; i++) {
+		err = events_parse(o->events[i], &a.attrs[i]);
+		if (err < 0)
+			return err;
+		if (a.attrs[i].type == PERF_TYPE_HARDWARE || a.attrs[i].type == PERF_TYPE_RAW ||
+		    a.attrs[i].type >= PERF_TYPE_MAX)
+			a.attrs[i].exclude_kernel = 1;
+		a.attrs[i].exclude_hv = 1;
+	}
+	switch (o->counter) {
+	case MEASURE_COUNTER_HW:
+		if (!events_have_hw_cycles())
+			return sbx_error(-EOPNOTSUPP, "this machine cannot count hardware cycles "
+					 "(no PMU, or perf_event_paranoid); try --cycle-counter tsc");
+		ck = CK_HW;
+		break;
+	case MEASURE_COUNTER_TSC:
+		if (!cpu_has(1, 3, 4))
+			return sbx_error(-EOPNOTSUPP, "this CPU has no TSC");
+		ck = CK_TSC;
+		break;
+	case MEASURE_COUNTER_TASK_CLOCK:
+		ck = CK_TASK;
+		break;
+	default:
+		ck = events_have_hw_cycles() ? CK_HW : cpu_has(1, 3, 4) ? CK_TSC : CK_TASK;
+		break;
+	}
+	snprintf(r->counter, sizeof(r->counter), "%s",
+		 ck == CK_HW ? "cycles" : ck == CK_TSC ? "tsc-cycles" : "task-clock");
+	snprintf(r->unit, sizeof(r->unit), "%s", ck == CK_TASK ? "ns" : "cycles");
+
+	if (o->repetition != MEASURE_MIN)
+		return measure_checked(s, o, o->repetition, ck, &a, r);
+
+	/* min: duplicate and loop, each value the smaller of the two */
+	{
+		struct measure_result loop;
+
+		err = measure_checked(s, o, MEASURE_DUPLICATE, ck, &a, r);
+		if (err < 0 || r->error[0])
+			return err;
+		memset(&loop, 0, sizeof(loop));
+		snprintf(loop.counter, sizeof(loop.counter), "%s", r->counter);
+		snprintf(loop.unit, sizeof(loop.unit), "%s", r->unit);
+		err = measure_checked(s, o, MEASURE_LOOP, ck, &a, &loop);
+		if (err < 0)
+			return err;
+		if (loop.error[0]) {
+			snprintf(r->error, sizeof(r->error), "%s", loop.error);
+			r->status = loop.status;
+			r->n_values = 0;
+			return 0;
+		}
+		for (int i = 0; i < r->n_values; i++) {
+			if (loop.values[i].value < r->values[i].value) {
+				r->values[i].value = loop.values[i].value;
+				r->values[i].per_snippet_value = loop.values[i].per_snippet_value;
+			}
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The one place that forks: a child corked on a pipe (perf's cork pipe),
+ * optionally seized with ptrace so that a fatal signal is seen with its
+ * siginfo and rip, and a timeout.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/error.h"
+#include "measure/workload.h"
+
+/* what failed in the child, sent with its errno on the exec-error pipe */
+enum { STAGE_PIN, STAGE_EXEC };
+
+struct workload {
+	struct workload_opts opts;
+	pid_t pid;
+	int cork_fd;		/* write end; -1 once started or cancelled */
+	int err_fd;		/* read end of the exec-error pipe (exec mode), else -1 */
+	int started, ended;
+	struct timespec deadline;
+	struct workload_status st;
+	/* the fatal signal seen at delivery (ptrace) */
+	int fatal_signo;
+	unsigned long fatal_addr, fatal_ip;
+	long fatal_syscall;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void status_init(struct workload_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->syscall_nr = -1;
+}
+
+/* In the child: everything up to the exec or the function. Never returns. */
+static void child_main(struct workload *w, int cork_rd, int err_wr)
+{
+	struct rlimit no_core = { 0, 0 };
+	int pin_errno = 0;
+	sigset_t none;
+	char c;
+	ssize_t n;
+
+	setrlimit(RLIMIT_CORE, &no_core);
+	/* what the parent ignores or blocks for itself is not the workload's business */
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (w->opts.stdio_fds) {
+		for (int i = 0; i < 3; i++)
+			if (w->opts.stdio_fds[i] >= 0 && w->opts.stdio_fds[i] != i)
+				dup2(w->opts.stdio_fds[i], i);
+	}
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (w->opts.cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(w->opts.cpu, &set);
+		/* reported once uncorked: the parent may still be seizing us */
+		if (sched_setaffinity(0, sizeof(set), &set) < 0)
+			pin_errno = errno;
+	}
+	do
+		n = read(cork_rd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)	/* cancelled: the parent closed the cork */
+		_exit(127);
+	if (pin_errno) {
+		int e[2] = { STAGE_PIN, pin_errno };
+
+		(void)!write(err_wr, e, sizeof(e));
+		_exit(127);
+	}
+	close(cork_rd);
+	if (w->opts.fn) {
+		int code;
+
+		close(err_wr);	/* EOF tells workload_start() that we run */
+		code = w->opts.fn(w->opts.arg) & 0xff;
+		/* exit_group itself: _exit()'s wrappers (sanitizers) may make other
+		   system calls, which a seccomp filter would refuse */
+		syscall(SYS_exit_group, code);
+		_exit(code);
+	}
+	execvp(w->opts.argv[0], w->opts.argv);
+	{
+		int e[2] = { STAGE_EXEC, errno };
+
+		(void)!write(err_wr, e, sizeof(e));
+	}
+	_exit(127);
+}
+
+int workload_prepare(const struct workload_opts *opts, struct workload **out)
+{
+	struct workload *w;
+	int cork[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int err;
+
+	*out = NULL;
+	if (!opts->argv == !opts->fn)
+		return sbx_error(-EINVAL, "workload: give exactly one of argv and fn");
+	if (opts->argv && (opts->flags & WORKLOAD_SECCOMP))
+		return sbx_error(-EINVAL, "workload: seccomp is only for fn workloads");
+	if (opts->argv && !opts->argv[0])
+		return sbx_error(-EINVAL, "workload: empty command line");
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return sbx_error(-ENOMEM, "out of memory");
+	w->opts = *opts;
+	w->cork_fd = w->err_fd = -1;
+	status_init(&w->st);
+	w->fatal_syscall = -1;
+	if (pipe2(cork, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+		err = sbx_error_errno(-errno, "workload: cannot create a pipe");
+		goto fail;
+	}
+	fflush(NULL);
+	w->pid = fork();
+	if (w->pid < 0) {
+		err = sbx_error_errno(-errno, "workload: cannot fork");
+		goto fail;
+	}
+	if (w->pid == 0) {
+		close(cork[1]);
+		close(errp[0]);
+		child_main(w, cork[0], errp[1]);
+	}
+	close(cork[0]);
+	close(errp[1]);
+	w->cork_fd = cork[1];
+	w->err_fd = errp[0];
+	if (opts->flags & WORKLOAD_PTRACE) {
+		if (ptrace(PTRACE_SEIZE, w->pid, 0, (void *)(long)PTRACE_O_EXITKILL) < 0) {
+			err = sbx_error_errno(-errno, "workload: cannot ptrace the child "
+					      "(see /proc/sys/kernel/yama/ptrace_scope)");
+			workload_cancel(w);
+			free(w);
+			return err;
+		}
+	}
+	*out = w;
+	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (cork[i] >= 0)
+			close(cork[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+	}
+	free(w);
+	return err;
+}
+
+pid_t workload_pid(const struct workload *w)
+{
+	return w->pid;
+}
+
+static void set_deadline(struct workload *w)
+{
+	double t = now_s() + w->opts.timeout_s;
+
+	w->deadline.tv_sec = (time_t)t;
+	w->deadline.tv_nsec = (long)((t - (double)w->deadline.tv_sec) * 1e9);
+}
+
+static double deadline_s(const struct workload *w)
+{
+	return w->deadline.tv_sec + w->deadline.tv_nsec / 1e9;
+}
+
+/* Reap the child after a SIGKILL and record the status. */
+static void reap(struct workload *w)
+{
+	int ws;
+
+	while (waitpid(w->pid, &ws, __WALL) < 0 && errno == EINTR)
+		;
+	w->ended = 1;
+}
+
+int workload_start(struct workload *w)
+{
+	char c = 1;
+	ssize_t n;
+	int e[2];
+
+	if (w->started || w->ended)
+		return sbx_error(-EINVAL, "workload: already started");
+	w->started = 1;
+	if (w->opts.timeout_s > 0)
+		set_deadline(w);
+	if (write(w->cork_fd, &c, 1) != 1) {
+		int err = -errno;
+
+		workload_cancel(w);
+		return sbx_error_errno(err, "workload: cannot start the child");
+	}
+	close(w->cork_fd);
+	w->cork_fd = -1;
+	/* the exec-error pipe: EOF when the exec (or fn) happened */
+	do
+		n = read(w->err_fd, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(w->err_fd);
+	w->err_fd = -1;
+	if (n == sizeof(e)) {
+		reap(w);
+		w->st.exec_errno = e[1];
+		w->st.exited = 1;
+		w->st.exit_code = 127;
+		if (e[0] == STAGE_PIN)
+			return sbx_error_errno(-e[1], "cannot pin the child to CPU %d", w->opts.cpu);
+		return sbx_error_errno(-e[1], "cannot run '%s'", w->opts.argv[0]);
+	}
+	return 0;
+}
+
+/* Fill in the status from a waitpid() status of the ended child. */
+static void finish(struct workload *w, int ws)
+{
+	w->ended = 1;
+	if (w->fatal_signo) {
+		w->st.signaled = 1;
+		w->st.signo = w->fatal_signo;
+		w->st.fault_addr = w->fatal_addr;
+		w->st.fault_ip = w->fatal_ip;
+		w->st.syscall_nr = w->fatal_syscall;
+	} else if (WIFEXITED(ws)) {
+		w->st.exited = 1;
+		w->st.exit_code = WEXITSTATUS(ws);
+	} else if (WIFSIGNALED(ws)) {
+		w->st.signaled = 1;
+		w->st.signo = WTERMSIG(ws);
+	}
+}
+
+static bool is_fatal_fault(int sig)
+{
+	switch (sig) {
+	case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGTRAP:
+	case SIGSYS: case SIGABRT:
+		return true;
+	}
+	return false;
+}
+
+/* A ptrace stop of the tracee: note a fatal signal and kill, or let it go on. */
+static void handle_stop(struct workload *w, int ws)
+{
+	int sig = WSTOPSIG(ws);
+	int event = (unsigned)ws >> 16;
+	siginfo_t si;
+
+	if (event == PTRACE_EVENT_STOP) {	/* group-stop under SEIZE */
+		ptrace(PTRACE_LISTEN, w->pid, 0, 0);
+		return;
+	}
+	if (event) {
+		ptrace(PTRACE_CONT, w->pid, 0, 0);
+		return;
+	}
+	if (!is_fatal_fault(sig) || ptrace(PTRACE_GETSIGINFO, w->pid, 0, &si) < 0) {
+		ptrace(PTRACE_CONT, w->pid, 0, (void *)(long)sig);
+		return;
+	}
+	w->fatal_signo = sig;
+	if (sig == SIGSYS) {
+		w->fatal_syscall = si.si_syscall;
+		w->fatal_addr = (unsigned long)si.si_call_addr;
+	} else {
+		w->fatal_addr = (unsigned long)si.si_addr;
+	}
+#if defined(__x86_64__)
+	{
+		struct user_regs_struct regs;
+
+		if (ptrace(PTRACE_GETREGS, w->pid, 0, &regs) == 0)
+			w->fatal_ip = regs.rip;
+	}
+#endif
+	kill(w->pid, SIGKILL);
+	ptrace(PTRACE_CONT, w->pid, 0, 0);
+}
+
+int workload_try_wait(struct workload *w, struct workload_status *st)
+{
+	int ws;
+	pid_t r;
+
+	if (w->ended) {
+		*st = w->st;
+		return 1;
+	}
+	if (!w->started)
+		return sbx_error(-EINVAL, "workload: not started");
+	for (;;) {
+		r = waitpid(w->pid, &ws, WNOHANG | __WALL);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return sbx_error_errno(-errno, "workload: cannot wait for the child");
+		}
+		if (r == 0)
+			break;
+		if (WIFSTOPPED(ws)) {
+			handle_stop(w, ws);
+			continue;
+		}
+		finish(w, ws);
+		*st = w->st;
+		return 1;
+	}
+	if (w->opts.timeout_s > 0 && now_s() >= deadline_s(w)) {
+		kill(w->pid, SIGKILL);
+		reap(w);
+		w->st.timed_out = 1;
+		*st = w->st;
+		return 1;
+	}
+	return 0;
+}
+
+int workload_wait(struct workload *w, struct workload_status *st)
+{
+	long delay_ns = 20000;	/* poll, backing off to 2 ms */
+	int r;
+
+	while ((r = workload_try_wait(w, st)) == 0) {
+		struct timespec ts = { 0, delay_ns };
+
+		nanosleep(&ts, NULL);
+		if (delay_ns < 2000000)
+			delay_ns *= 2;
+	}
+	return r < 0 ? r : 0;
+}
+
+void workload_cancel(struct workload *w)
+{
+	if (!w)
+		return;
+	if (w->cork_fd >= 0) {
+		close(w->cork_fd);
+		w->cork_fd = -1;
+	}
+	if (w->err_fd >= 0) {
+		close(w->err_fd);
+		w->err_fd = -1;
+	}
+	if (!w->ended && w->pid > 0) {
+		kill(w->pid, SIGKILL);
+		reap(w);
+		w->st.signaled = 1;
+		w->st.signo = SIGKILL;
+	}
+}
+
+void workload_free(struct workload *w)
+{
+	if (!w)
+		return;
+	workload_cancel(w);
+	free(w);
+}
+
+/* seccomp ---------------------------------------------------------------- */
+
+int workload_seccomp_lock(const int *allowed_fds, int nfds)
+{
+	struct sock_filter f[64];
+	struct sock_fprog prog;
+	int n = 0;
+
+	if (nfds < 0 || nfds > 12)
+		return sbx_error(-EINVAL, "workload: too many descriptors for seccomp");
+#define STMT(c, k) (f[n++] = (struct sock_filter)BPF_STMT(c, k))
+#define JUMP(c, k, t, e) (f[n++] = (struct sock_filter)BPF_JUMP(c, k, t, e))
+	STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0);
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+	STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit, 0, 1);
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit_group, 0, 1);
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	if (nfds > 0) {
+		/* read(fd) and ioctl(fd) on our own counters */
+		JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_read, 1, 0);
+		JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, (unsigned)(nfds + 1));
+		STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
+		for (int i = 0; i < nfds; i++)
+			JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)allowed_fds[i],
+			     (unsigned)(nfds - i), 0);
+	}
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);
+	if (nfds > 0)
+		STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+#undef STMT
+#undef JUMP
+	prog.len = (unsigned short)n;
+	prog.filter = f;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return sbx_error_errno(-errno, "workload: no_new_privs");
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+		return sbx_error_errno(-errno, "workload: cannot install the seccomp filter");
+	return 0;
+}
+
+/* names ------------------------------------------------------------------ */
+
+static const char *const signal_names[] = {
+	[SIGHUP] = "SIGHUP", [SIGINT] = "SIGINT", [SIGQUIT] = "SIGQUIT",
+	[SIGILL] = "SIGILL", [SIGTRAP] = "SIGTRAP", [SIGABRT] = "SIGABRT",
+	[SIGBUS] = "SIGBUS", [SIGFPE] = "SIGFPE", [SIGKILL] = "SIGKILL",
+	[SIGUSR1] = "SIGUSR1", [SIGSEGV] = "SIGSEGV", [SIGUSR2] = "SIGUSR2",
+	[SIGPIPE] = "SIGPIPE", [SIGALRM] = "SIGALRM", [SIGTERM] = "SIGTERM",
+	[SIGSTKFLT] = "SIGSTKFLT", [SIGCHLD] = "SIGCHLD", [SIGCONT] = "SIGCONT",
+	[SIGSTOP] = "SIGSTOP", [SIGTSTP] = "SIGTSTP", [SIGTTIN] = "SIGTTIN",
+	[SIGTTOU] = "SIGTTOU", [SIGURG] = "SIGURG", [SIGXCPU] = "SIGXCPU",
+	[SIGXFSZ] = "SIGXFSZ", [SIGVTALRM] = "SIGVTALRM", [SIGPROF] = "SIGPROF",
+	[SIGWINCH] = "SIGWINCH", [SIGIO] = "SIGIO", [SIGPWR] = "SIGPWR",
+	[SIGSYS] = "SIGSYS",
+};
+
+const char *workload_signal_name(int signo, char *buf, size_t len)
+{
+	if (signo > 0 && (size_t)signo < sizeof(signal_names) / sizeof(signal_names[0]) &&
+	    signal_names[signo])
+		return signal_names[signo];
+	snprintf(buf, len, "SIG%d", signo);
+	return buf;
+}
+
+/* x86-64 system call numbers: the common ones, for messages */
+static const char *const syscall_names[] = {
+	[0] = "read", [1] = "write", [2] = "open", [3] = "close", [4] = "stat",
+	[5] = "fstat", [6] = "lstat", [7] = "poll", [8] = "lseek", [9] = "mmap",
+	[10] = "mprotect", [11] = "munmap", [12] = "brk", [13] = "rt_sigaction",
+	[14] = "rt_sigprocmask", [15] = "rt_sigreturn", [16] = "ioctl", [17] = "pread64",
+	[18] = "pwrite64", [19] = "readv", [20] = "writev", [21] = "access", [22] = "pipe",
+	[23] = "select", [24] = "sched_yield", [25] = "mremap", [28] = "madvise",
+	[32] = "dup", [33] = "dup2", [34] = "pause", [35] = "nanosleep", [37] = "alarm",
+	[39] = "getpid", [41] = "socket", [42] = "connect", [56] = "clone", [57] = "fork",
+	[58] = "vfork", [59] = "execve", [60] = "exit", [61] = "wait4", [62] = "kill",
+	[63] = "uname", [72] = "fcntl", [79] = "getcwd", [80] = "chdir", [82] = "rename",
+	[83] = "mkdir", [84] = "rmdir", [85] = "creat", [86] = "link", [87] = "unlink",
+	[89] = "readlink", [90] = "chmod", [96] = "gettimeofday", [101] = "ptrace",
+	[102] = "getuid", [131] = "sigaltstack", [158] = "arch_prctl", [186] = "gettid", [200] = "tkill",
+	[201] = "time", [202] = "futex", [228] = "clock_gettime", [230] = "clock_nanosleep",
+	[231] = "exit_group", [234] = "tgkill", [257] = "openat", [262] = "newfstatat",
+	[293] = "pipe2", [298] = "perf_event_open", [318] = "getrandom", [322] = "execveat",
+	[435] = "clone3",
+};
+
+const char *workload_syscall_name(long nr)
+{
+	if (nr >= 0 && (size_t)nr < sizeof(syscall_names) / sizeof(syscall_names[0]))
+		return syscall_names[nr];
+	return NULL;
+}
+
+char *workload_status_describe(const struct workload_status *st, double timeout_s,
+			       char *buf, size_t len)
+{
+	char sb[16];
+
+	if (st->timed_out) {
+		snprintf(buf, len, "timed out after %g s", timeout_s);
+	} else if (st->exec_errno) {
+		snprintf(buf, len, "cannot run: %s", strerror(st->exec_errno));
+	} else if (st->signaled && st->signo == SIGSYS && st->syscall_nr >= 0) {
+		const char *name = workload_syscall_name(st->syscall_nr);
+
+		if (name)
+			snprintf(buf, len, "forbidden system call %s (%ld)", name, st->syscall_nr);
+		else
+			snprintf(buf, len, "forbidden system call %ld", st->syscall_nr);
+	} else if (st->signaled) {
+		const char *name = workload_signal_name(st->signo, sb, sizeof(sb));
+
+		if (st->signo == SIGSEGV || st->signo == SIGBUS || st->signo == SIGILL ||
+		    st->signo == SIGFPE)
+			snprintf(buf, len, "%s at address %#lx", name, st->fault_addr);
+		else
+			snprintf(buf, len, "killed by %s", name);
+	} else if (st->exited) {
+		snprintf(buf, len, "exited with code %d", st->exit_code);
+	} else {
+		snprintf(buf, len, "still running");
+	}
+	return buf;
+}

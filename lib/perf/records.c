@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+/* Typed records: parsers and encoders (see records.h). */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "perf/cursor.h"
+#include "perf/perf-data.h"
+#include "perf/records.h"
+#include "util/error.h"
+
+#define ALIGN8(x)	(((x) + 7) & ~(size_t)7)
+
+/* A cursor over the body of rec (rec stays unchanged: nothing is swapped). */
+static struct cursor body(const struct perf_event_header *rec)
+{
+	uint8_t *p = (uint8_t *)rec;
+
+	if (rec->size < sizeof(*rec))
+		return (struct cursor){ p, p };
+	return (struct cursor){ p + sizeof(*rec), p + rec->size };
+}
+
+static int malformed(const struct perf_event_header *rec)
+{
+	const char *name = perf_record_type_name(rec->type);
+
+	return sbx_error(-EINVAL, "malformed %s record (%u bytes)", name ? name : "unknown",
+			 rec->size);
+}
+
+#define U32(c, v)	cur_u32((c), (v), false)
+#define U64(c, v)	cur_u64((c), (v), false)
+
+int perf_rec_parse_mmap(const struct perf_event_header *rec, struct perf_rec_mmap *m)
+{
+	struct cursor c = body(rec);
+
+	memset(m, 0, sizeof(*m));
+	m->misc = rec->misc;
+	m->mmap2 = rec->type == PERF_RECORD_MMAP2;
+	if (U32(&c, &m->pid) || U32(&c, &m->tid) || U64(&c, &m->start) || U64(&c, &m->len) ||
+	    U64(&c, &m->pgoff))
+		return malformed(rec);
+	if (m->mmap2) {
+		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			uint8_t *p = cur_take(&c, 24);
+
+			if (!p)
+				return malformed(rec);
+			/* u8 size, u8 and u16 reserved, build_id[20] */
+			m->build_id_size = p[0] <= PERF_REC_BUILD_ID_MAX ? p[0]
+									 : PERF_REC_BUILD_ID_MAX;
+			memcpy(m->build_id, p + 4, PERF_REC_BUILD_ID_MAX);
+		} else if (U32(&c, &m->maj) || U32(&c, &m->min) || U64(&c, &m->ino) ||
+			   U64(&c, &m->ino_generation)) {
+			return malformed(rec);
+		}
+		if (U32(&c, &m->prot) || U32(&c, &m->flags))
+			return malformed(rec);
+	}
+	m->filename = cur_string(&c);
+	return m->filename ? 0 : malformed(rec);
+}
+
+bool perf_rec_mmap_is_exec(const struct perf_rec_mmap *m)
+{
+	if (m->mmap2)
+		return m->prot & PROT_EXEC;
+	return !(m->misc & PERF_RECORD_MISC_MMAP_DATA);
+}
+
+int perf_rec_parse_comm(const struct perf_event_header *rec, struct perf_rec_comm *out)
+{
+	struct cursor c = body(rec);
+
+	memset(out, 0, sizeof(*out));
+	out->misc = rec->misc;
+	if (U32(&c, &out->pid) || U32(&c, &out->tid) || !(out->comm = cur_string(&c)))
+		return malformed(rec);
+	return 0;
+}
+
+int perf_rec_parse_task(const struct perf_event_header *rec, struct perf_rec_task *t)
+{
+	struct cursor c = body(rec);
+
+	if (U32(&c, &t->pid) || U32(&c, &t->ppid) || U32(&c, &t->tid) || U32(&c, &t->ptid) ||
+	    U64(&c, &t->time))
+		return malformed(rec);
+	return 0;
+}
+
+int perf_rec_parse_lost(const struct perf_event_header *rec, struct perf_rec_lost *out)
+{
+	struct cursor c = body(rec);
+
+	if (U64(&c, &out->id) || U64(&c, &out->lost))
+		return malformed(rec);
+	return 0;
+}
+
+int perf_rec_parse_lost_samples(const struct perf_event_header *rec,
+				struct perf_rec_lost_samples *out)
+{
+	struct cursor c = body(rec);
+
+	return U64(&c, &out->lost) ? malformed(rec) : 0;
+}
+
+int perf_rec_parse_throttle(const struct perf_event_header *rec, struct perf_rec_throttle *out)
+{
+	struct cursor c = body(rec);
+
+	if (U64(&c, &out->time) || U64(&c, &out->id) || U64(&c, &out->stream_id))
+		return malformed(rec);
+	return 0;
+}
+
+int perf_rec_parse_switch(const struct perf_event_header *rec, struct perf_rec_switch *out)
+{
+	struct cursor c = body(rec);
+
+	memset(out, 0, sizeof(*out));
+	out->out = rec->misc & PERF_RECORD_MISC_SWITCH_OUT;
+	out->preempt = rec->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT;
+	out->cpu_wide = rec->type == PERF_RECORD_SWITCH_CPU_WIDE;
+	if (out->cpu_wide && (U32(&c, &out->next_prev_pid) || U32(&c, &out->next_prev_tid)))
+		return malformed(rec);
+	return 0;
+}
+
+int perf_rec_parse_ksymbol(const struct perf_event_header *rec, struct perf_rec_ksymbol *out)
+{
+	struct cursor c = body(rec);
+	uint32_t type_flags;
+
+	if (U64(&c, &out->addr) || U32(&c, &out->len) || U32(&c, &type_flags))
+		return malformed(rec);
+	/* u16 ksym_type, u16 flags, in memory order */
+	memcpy(&out->ksym_type, c.p - 4, 2);
+	memcpy(&out->flags, c.p - 2, 2);
+	out->name = cur_string(&c);
+	return out->name ? 0 : malformed(rec);
+}
+
+int perf_rec_parse_time_conv(const struct perf_event_header *rec,
+			     struct perf_rec_time_conv *out)
+{
+	struct cursor c = body(rec);
+	uint8_t *caps;
+
+	memset(out, 0, sizeof(*out));
+	if (U64(&c, &out->time_shift) || U64(&c, &out->time_mult) || U64(&c, &out->time_zero))
+		return malformed(rec);
+	if ((size_t)(c.end - c.p) < 24)
+		return 0;	/* perf before 5.10: three fields */
+	U64(&c, &out->time_cycles);
+	U64(&c, &out->time_mask);
+	caps = cur_take(&c, 8);
+	out->cap_user_time_zero = caps[0];
+	out->cap_user_time_short = caps[1];
+	out->ext = true;
+	return 0;
+}
+
+size_t perf_rec_parse_build_id(const void *p, size_t avail, bool swap,
+			       struct perf_rec_build_id *out)
+{
+	const uint8_t *b = p;
+	struct perf_event_header h;
+	const char *name;
+	uint32_t pid;
+
+	/* header (8), pid (4), build_id[20] + size (1) + 3 of padding */
+	if (avail < 36)
+		return 0;
+	memcpy(&h, b, sizeof(h));
+	memcpy(&pid, b + 8, 4);
+	if (swap) {
+		h.misc = bswap_16(h.misc);
+		h.size = bswap_16(h.size);
+		pid = bswap_32(pid);
+	}
+	if (h.size < 36 || h.size > avail)
+		return 0;
+	name = (const char *)b + 36;
+	if (!memchr(name, 0, h.size - 36))
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->misc = h.misc;
+	out->pid = (int32_t)pid;
+	memcpy(out->build_id, b + 12, PERF_REC_BUILD_ID_MAX);
+	/* without MISC_BUILD_ID_SIZE (perf before 5.12) the id is a 20-byte sha1 */
+	out->size = (h.misc & PERF_RECORD_MISC_BUILD_ID_SIZE) && b[32] <= PERF_REC_BUILD_ID_MAX ?
+		    b[32] : PERF_REC_BUILD_ID_MAX;
+	out->filename = name;
+	return h.size;
+}
+
+/* ------------------------------------------------------------ encoders */
+
+struct enc {
+	uint8_t *buf;
+	size_t cap, len;
+	bool full;
+};
+
+static void put(struct enc *e, const void *p, size_t n)
+{
+	if (e->full || n > e->cap - e->len) {
+		e->full = true;
+		return;
+	}
+	memcpy(e->buf + e->len, p, n);
+	e->len += n;
+}
+
+static void put_u32(struct enc *e, uint32_t v)
+{
+	put(e, &v, 4);
+}
+
+static void put_u64(struct enc *e, uint64_t v)
+{
+	put(e, &v, 8);
+}
+
+static void put_string(struct enc *e, const char *s)
+{
+	static const uint8_t zeros[8];
+	size_t n = strlen(s) + 1;
+
+	put(e, s, n);
+	put(e, zeros, ALIGN8(n) - n);
+}
+
+static void begin(struct enc *e, void *buf, size_t cap)
+{
+	e->buf = buf;
+	e->cap = cap < PERF_REC_MAX_SIZE ? cap : PERF_REC_MAX_SIZE;
+	e->len = 0;
+	e->full = false;
+	put(e, &(struct perf_event_header){ 0 }, sizeof(struct perf_event_header));
+}
+
+/* Append the trailer and fill in the header: the record's size, or -ENOSPC. */
+static int finish(struct enc *e, uint32_t type, uint16_t misc,
+		  const struct perf_sample_layout *l, const struct perf_sample *id)
+{
+	struct perf_event_header h = { .type = type, .misc = misc };
+
+	if (l && l->sample_id_all && !e->full) {
+		if (l->id_size > e->cap - e->len)
+			e->full = true;
+		else
+			e->len += perf_sample_id_encode(l, id, e->buf + e->len);
+	}
+	if (e->full)
+		return -ENOSPC;
+	h.size = (uint16_t)e->len;
+	memcpy(e->buf, &h, sizeof(h));
+	return (int)e->len;
+}
+
+int perf_rec_encode_mmap(void *buf, size_t cap, const struct perf_rec_mmap *m,
+			 const struct perf_sample_layout *l, const struct perf_sample *id)
+{
+	uint16_t misc = m->misc & ~PERF_RECORD_MISC_MMAP_BUILD_ID;
+	struct enc e;
+
+	begin(&e, buf, cap);
+	put_u32(&e, m->pid);
+	put_u32(&e, m->tid);
+	put_u64(&e, m->start);
+	put_u64(&e, m->len);
+	put_u64(&e, m->pgoff);
+	if (m->mmap2) {
+		if (m->build_id_size) {
+			uint8_t id_part[24] = { 0 };
+
+			id_part[0] = m->build_id_size <= PERF_REC_BUILD_ID_MAX ? m->build_id_size
+									     : PERF_REC_BUILD_ID_MAX;
+			memcpy(id_part + 4, m->build_id, id_part[0]);
+			put(&e, id_part, sizeof(id_part));
+			misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
+		} else {
+			put_u32(&e, m->maj);
+			put_u32(&e, m->min);
+			put_u64(&e, m->ino);
+			put_u64(&e, m->ino_generation);
+		}
+		put_u32(&e, m->prot);
+		put_u32(&e, m->flags);
+	}
+	put_string(&e, m->filename);
+	return finish(&e, m->mmap2 ? PERF_RECORD_MMAP2 : PERF_RECORD_MMAP, misc, l, id);
+}
+
+int perf_rec_encode_comm(void *buf, size_t cap, const struct perf_rec_comm *c,
+			 const struct perf_sample_layout *l, const struct perf_sample *id)
+{
+	struct enc e;
+
+	begin(&e, buf, cap);
+	put_u32(&e, c->pid);
+	put_u32(&e, c->tid);
+	put_string(&e, c->comm);
+	return finish(&e, PERF_RECORD_COMM, c->misc, l, id);
+}
+
+int perf_rec_encode_task(void *buf, size_t cap, uint32_t type, const struct perf_rec_task *t,
+			 const struct perf_sample_layout *l, const struct perf_sample *id)
+{
+	struct enc e;
+
+	begin(&e, buf, cap);
+	put_u32(&e, t->pid);
+	put_u32(&e, t->ppid);
+	put_u32(&e, t->tid);
+	put_u32(&e, t->ptid);
+	put_u64(&e, t->time);
+	return finish(&e, type, 0, l, id);
+}
+
+int perf_rec_encode_lost_samples(void *buf, size_t cap, const struct perf_rec_lost_samples *ls,
+				 const struct perf_sample_layout *l, const struct perf_sample *id)
+{
+	struct enc e;
+
+	begin(&e, buf, cap);
+	put_u64(&e, ls->lost);
+	return finish(&e, PERF_RECORD_LOST_SAMPLES, 0, l, id);
+}
+
+int perf_rec_encode_build_id(void *buf, size_t cap, const struct perf_rec_build_id *b)
+{
+	uint8_t id[24] = { 0 };
+	struct enc e;
+
+	begin(&e, buf, cap);
+	put_u32(&e, (uint32_t)b->pid);
+	memcpy(id, b->build_id, b->size <= PERF_REC_BUILD_ID_MAX ? b->size : PERF_REC_BUILD_ID_MAX);
+	id[20] = b->size <= PERF_REC_BUILD_ID_MAX ? b->size : PERF_REC_BUILD_ID_MAX;
+	put(&e, id, sizeof(id));
+	put_string(&e, b->filename);
+	return finish(&e, 0, b->misc | PERF_RECORD_MISC_BUILD_ID_SIZE, NULL, NULL);
+}

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: MIT
+/* Records in timestamp order, flushed by rounds (see session.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+#include "perf/session.h"
+
+struct queued {
+	uint64_t time;
+	uint64_t seq;				/* file order among equal times */
+	const struct perf_event_header *rec;	/* owned when the reader's are not stable */
+};
+
+struct session {
+	struct perf_data *data;
+	bool copy;			/* records must be copied to be queued */
+	struct queued *heap;		/* the queue: [head, nr) pending */
+	size_t head, nr, cap;
+	bool sorted;			/* [head, nr) is in (time, seq) order */
+	struct queued *tmp;		/* room for sorting */
+	size_t tmp_cap;
+	uint64_t seq;
+	uint64_t max_time;		/* newest time queued */
+	uint64_t next_flush;		/* flush limit of the next round */
+	uint64_t last_time;		/* newest time delivered */
+	struct session_stats stats;
+};
+
+struct session *session_new(struct perf_data *d)
+{
+	struct session *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		sbx_error(-ENOMEM, "out of memory");
+		return NULL;
+	}
+	s->data = d;
+	s->copy = !perf_data_records_stable(d);
+	s->sorted = true;
+	return s;
+}
+
+void session_free(struct session *s)
+{
+	if (!s)
+		return;
+	if (s->copy)
+		for (size_t i = s->head; i < s->nr; i++)
+			free((void *)s->heap[i].rec);
+	free(s->heap);
+	free(s->tmp);
+	free(s);
+}
+
+const struct session_stats *session_stats(const struct session *s)
+{
+	return &s->stats;
+}
+
+static bool before(const struct queued *a, const struct queued *b)
+{
+	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+/*
+ * Natural merge sort: the queue is a few runs already in order (one per
+ * CPU buffer), so merging runs pairwise takes one or two passes.
+ */
+static int sort_queue(struct session *s, struct queued *a, size_t n)
+{
+	if (s->tmp_cap < n) {
+		struct queued *t = realloc(s->tmp, n * sizeof(*t));
+
+		if (!t)
+			return sbx_error(-ENOMEM, "out of memory");
+		s->tmp = t;
+		s->tmp_cap = n;
+	}
+	for (;;) {
+		struct queued *out = s->tmp;
+		size_t i = 0, o = 0;
+
+		while (i < n) {
+			size_t mid = i + 1, end, x, y;
+
+			while (mid < n && !before(&a[mid], &a[mid - 1]))
+				mid++;
+			if (mid == n) {
+				if (i == 0)
+					return 0;	/* one run: sorted */
+				memcpy(out + o, a + i, (n - i) * sizeof(*a));
+				o = n;
+				break;
+			}
+			end = mid + 1;
+			while (end < n && !before(&a[end], &a[end - 1]))
+				end++;
+			for (x = i, y = mid; x < mid || y < end;)
+				out[o++] = y >= end || (x < mid && !before(&a[y], &a[x])) ? a[x++]
+											  : a[y++];
+			i = end;
+		}
+		memcpy(a, out, n * sizeof(*a));
+	}
+}
+
+/*
+ * The queue is an array of pending records, [head, nr); it is sorted only
+ * when something came out of order (one CPU's buffer after another's), so
+ * records that arrive in time order cost nothing to queue.
+ */
+static int queue_push(struct session *s, struct queued q)
+{
+	if (s->nr == s->cap) {
+		if (s->head) {
+			memmove(s->heap, s->heap + s->head, (s->nr - s->head) * sizeof(*s->heap));
+			s->nr -= s->head;
+			s->head = 0;
+		}
+		if (s->nr == s->cap) {
+			size_t cap = s->cap ? 2 * s->cap : 4096;
+			struct queued *h = realloc(s->heap, cap * sizeof(*h));
+
+			if (!h)
+				return sbx_error(-ENOMEM, "out of memory");
+			s->heap = h;
+			s->cap = cap;
+		}
+	}
+	if (s->nr > s->head && before(&q, &s->heap[s->nr - 1]))
+		s->sorted = false;
+	s->heap[s->nr++] = q;
+	return 0;
+}
+
+static int deliver(struct session *s, const struct perf_event_header *rec, session_fn fn,
+		   void *ctx)
+{
+	const struct perf_data_attr *attr = perf_data_attr_of(s->data, rec);
+	struct perf_sample sample;
+
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		if (!attr || perf_sample_parse(&attr->layout, rec, &sample)) {
+			s->stats.bad_samples++;
+			return 0;
+		}
+		s->stats.samples++;
+	} else if (!attr || rec->type >= PERF_RECORD_USER_TYPE_START ||
+		   perf_sample_parse(&attr->layout, rec, &sample)) {
+		/* no trailer to read: only what the header says */
+		memset(&sample, 0, sizeof(sample));
+		sample.misc = rec->misc;
+		sample.cpumode = rec->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+		sample.pid = sample.tid = sample.cpu = (uint32_t)-1;
+		sample.time = (uint64_t)-1;
+	}
+	if (rec->type == PERF_RECORD_LOST && rec->size >= 24) {
+		uint64_t lost;
+
+		memcpy(&lost, (const char *)rec + 16, 8);
+		s->stats.lost += lost;
+	} else if (rec->type == PERF_RECORD_LOST_SAMPLES && rec->size >= 16) {
+		uint64_t lost;
+
+		memcpy(&lost, (const char *)rec + 8, 8);
+		s->stats.lost_samples += lost;
+	}
+	s->stats.records++;
+	return fn(ctx, rec, attr, &sample);
+}
+
+static int flush(struct session *s, uint64_t limit, session_fn fn, void *ctx)
+{
+	if (!s->sorted) {
+		int err = sort_queue(s, s->heap + s->head, s->nr - s->head);
+
+		if (err)
+			return err;
+		s->sorted = true;
+	}
+	while (s->head < s->nr && s->heap[s->head].time <= limit) {
+		struct queued q = s->heap[s->head++];
+		int err = deliver(s, q.rec, fn, ctx);
+
+		s->last_time = q.time;
+		if (s->copy)
+			free((void *)q.rec);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The timestamp of a record, or 0 when it has none. */
+static uint64_t record_time(struct session *s, const struct perf_event_header *rec)
+{
+	const struct perf_data_attr *attr;
+	uint64_t t;
+
+	if (rec->type >= PERF_RECORD_USER_TYPE_START)
+		return 0;
+	attr = perf_data_attr_of(s->data, rec);
+	if (!attr)
+		return 0;
+	t = perf_sample_time(&attr->layout, rec);
+	return t == (uint64_t)-1 ? 0 : t;
+}
+
+int session_run(struct session *s, session_fn fn, void *ctx)
+{
+	const struct perf_event_header *rec;
+	int ret, err;
+
+	while ((ret = perf_data_next(s->data, &rec)) > 0) {
+		uint64_t t;
+
+		if (rec->type == PERF_RECORD_FINISHED_ROUND) {
+			err = flush(s, s->next_flush, fn, ctx);
+			if (err)
+				return err;
+			s->next_flush = s->max_time;
+			continue;
+		}
+		t = record_time(s, rec);
+		if (!t) {
+			err = deliver(s, rec, fn, ctx);
+			if (err)
+				return err;
+			continue;
+		}
+		if (t < s->last_time)
+			s->stats.unordered++;
+		if (t > s->max_time)
+			s->max_time = t;
+		if (s->copy) {
+			void *c = malloc(rec->size);
+
+			if (!c)
+				return sbx_error(-ENOMEM, "out of memory");
+			memcpy(c, rec, rec->size);
+			rec = c;
+		}
+		err = queue_push(s, (struct queued){ t, s->seq++, rec });
+		if (err) {
+			if (s->copy)
+				free((void *)rec);
+			return err;
+		}
+	}
+	/* deliver what came before an error too, then report it */
+	if (ret < 0) {
+		const char *m = sbx_error_msg();
+		char *msg = m ? strdup(m) : NULL;
+
+		flush(s, UINT64_MAX, fn, ctx);
+		if (msg)
+			sbx_error(ret, "%s", msg);
+		free(msg);
+		return ret;
+	}
+	return flush(s, UINT64_MAX, fn, ctx);
+}

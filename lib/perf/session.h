@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_SESSION_H
+#define SBX_SESSION_H
+
+/*
+ * Ordered delivery of the records of a perf.data: records are queued by
+ * timestamp and released in rounds (PERF_RECORD_FINISHED_ROUND: what was
+ * queued before the previous round's end cannot be overtaken any more), so
+ * that an MMAP is always seen before the samples that depend on it, even
+ * when another CPU's buffer was written first. Records without a timestamp
+ * (time 0 or absent: synthesized records, in-band header records) are
+ * delivered at once, in file order, like perf does.
+ */
+
+#include <stdint.h>
+
+#include "perf/perf-data.h"
+
+struct session;
+
+/*
+ * Called once per record, in time order. attr is the record's event (for a
+ * non-sample record: the first attr, or the one its trailer names); sample
+ * is the parsed SAMPLE, or the sample_id_all trailer of another record.
+ * Return 0 to go on, or a negative errno to stop session_run() with it.
+ */
+typedef int (*session_fn)(void *ctx, const struct perf_event_header *rec,
+			  const struct perf_data_attr *attr, const struct perf_sample *sample);
+
+struct session_stats {
+	uint64_t records;	/* delivered */
+	uint64_t samples;	/* SAMPLE records delivered */
+	uint64_t unordered;	/* records older than what was already delivered */
+	uint64_t bad_samples;	/* SAMPLEs that did not parse or name an unknown id */
+	uint64_t lost;		/* sum of LOST records' counts */
+	uint64_t lost_samples;	/* sum of LOST_SAMPLES records' counts */
+};
+
+/* A session over d (which the caller keeps open and frees after the session). */
+struct session *session_new(struct perf_data *d);
+
+/*
+ * Read every record of the data and deliver it to fn in time order.
+ * Returns 0, the first negative value fn returned, or the reader's error
+ * (with a message) after delivering what came before it.
+ */
+int session_run(struct session *s, session_fn fn, void *ctx);
+
+/* Counters of the run so far. */
+const struct session_stats *session_stats(const struct session *s);
+
+void session_free(struct session *s);
+
+#endif

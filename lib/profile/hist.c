@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: MIT
+/* Histograms of samples by pid, comm, dso and symbol (see hist.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/hist.h"
+#include "util/error.h"
+#include "util/hashmap.h"
+
+static const char *const key_names[HIST_NR_KEYS] = { "pid", "comm", "dso", "sym" };
+
+struct hist {
+	enum hist_key keys[HIST_NR_KEYS];
+	size_t nr_keys;
+	bool use[HIST_NR_KEYS];
+	struct hashmap rows;		/* struct hist_row, by its key fields */
+	struct hist_row **sorted;	/* hist_sorted()'s array, NULL when stale */
+	uint64_t *event_samples, *event_period;
+	size_t nr_events;
+	uint64_t total;
+};
+
+struct hist *hist_new(const enum hist_key *keys, size_t nr_keys)
+{
+	struct hist *h;
+
+	if (nr_keys > HIST_NR_KEYS) {
+		errno = EINVAL;
+		return NULL;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	for (size_t i = 0; i < nr_keys; i++) {
+		h->keys[i] = keys[i];
+		h->use[keys[i]] = true;
+	}
+	h->nr_keys = nr_keys;
+	return h;
+}
+
+void hist_free(struct hist *h)
+{
+	struct hist_row *r;
+
+	if (!h)
+		return;
+	for (size_t i = 0; (r = hashmap_next(&h->rows, &i));)
+		free(r);
+	hashmap_release(&h->rows);
+	free(h->sorted);
+	free(h->event_samples);
+	free(h->event_period);
+	free(h);
+}
+
+const char *hist_key_name(enum hist_key key)
+{
+	return key < HIST_NR_KEYS ? key_names[key] : "?";
+}
+
+int hist_parse_keys(const char *arg, enum hist_key *keys, size_t *nr)
+{
+	struct strlist l = STRLIST_INIT;
+	bool seen[HIST_NR_KEYS] = { false };
+	int err = 0;
+
+	*nr = 0;
+	if (strlist_split(&l, arg, ','))
+		return sbx_error(-ENOMEM, "out of memory");
+	for (size_t i = 0; i < l.nr && !err; i++) {
+		size_t k;
+
+		for (k = 0; k < HIST_NR_KEYS; k++)
+			if (!strcmp(l.items[i], key_names[k]) ||
+			    (k == HIST_KEY_SYM && !strcmp(l.items[i], "symbol")))
+				break;
+		if (k == HIST_NR_KEYS)
+			err = sbx_error(-EINVAL, "unknown key '%s'", l.items[i]);
+		else if (seen[k])
+			err = sbx_error(-EINVAL, "key '%s' given twice", l.items[i]);
+		else {
+			seen[k] = true;
+			keys[(*nr)++] = k;
+		}
+	}
+	if (!err && !*nr)
+		err = sbx_error(-EINVAL, "no key given");
+	strlist_release(&l);
+	return err;
+}
+
+size_t hist_keys(const struct hist *h, const enum hist_key **keys)
+{
+	*keys = h->keys;
+	return h->nr_keys;
+}
+
+bool hist_has_key(const struct hist *h, enum hist_key key)
+{
+	return key < HIST_NR_KEYS && h->use[key];
+}
+
+bool hist_filter_match(const struct hist_filter *f, uint32_t pid, const struct addr_location *al)
+{
+	if (f->pids.nr) {
+		char buf[16];
+
+		snprintf(buf, sizeof(buf), "%u", pid);
+		if (!strlist_has(&f->pids, buf))
+			return false;
+	}
+	if (f->comms.nr && !strlist_has(&f->comms, al->comm))
+		return false;
+	if (f->dsos.nr && (!al->dso || (!strlist_has(&f->dsos, al->dso->short_name) &&
+					!strlist_has(&f->dsos, al->dso->path))))
+		return false;
+	return true;
+}
+
+void hist_filter_release(struct hist_filter *f)
+{
+	strlist_release(&f->pids);
+	strlist_release(&f->comms);
+	strlist_release(&f->dsos);
+}
+
+static uint64_t row_hash(const struct hist_row *r)
+{
+	uint64_t h = r->event;
+
+	h = hash_combine(h, r->pid);
+	h = hash_combine(h, (uintptr_t)r->comm);
+	h = hash_combine(h, (uintptr_t)r->dso);
+	h = hash_combine(h, (uintptr_t)r->sym);
+	h = hash_combine(h, r->addr);
+	h = hash_combine(h, r->kernel);
+	return hash_u64(h);
+}
+
+static bool row_eq(const void *entry, const void *key)
+{
+	const struct hist_row *a = entry, *b = key;
+
+	return a->event == b->event && a->pid == b->pid && a->comm == b->comm &&
+	       a->dso == b->dso && a->sym == b->sym && a->addr == b->addr &&
+	       a->kernel == b->kernel;
+}
+
+static int grow_events(struct hist *h, size_t n)
+{
+	uint64_t *s, *p;
+
+	if (n <= h->nr_events)
+		return 0;
+	s = realloc(h->event_samples, n * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	h->event_samples = s;
+	p = realloc(h->event_period, n * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	h->event_period = p;
+	for (size_t i = h->nr_events; i < n; i++)
+		h->event_samples[i] = h->event_period[i] = 0;
+	h->nr_events = n;
+	return 0;
+}
+
+int hist_add(struct hist *h, size_t event, const struct addr_location *al, uint64_t period)
+{
+	struct hist_row key = { .event = event }, *row;
+	uint64_t hash;
+
+	if (grow_events(h, event + 1))
+		return sbx_error(-ENOMEM, "out of memory");
+	if (h->use[HIST_KEY_PID])
+		key.pid = al->pid;
+	if (h->use[HIST_KEY_COMM])
+		key.comm = al->comm;	/* interned by the machine */
+	if (h->use[HIST_KEY_DSO] || h->use[HIST_KEY_SYM])
+		key.dso = al->dso;
+	if (h->use[HIST_KEY_SYM]) {
+		key.sym = al->sym;
+		key.kernel = al->kernel;
+		if (!al->sym)
+			key.addr = al->addr;
+	}
+	hash = row_hash(&key);
+	row = hashmap_get(&h->rows, hash, row_eq, &key);
+	if (!row) {
+		row = malloc(sizeof(*row));
+		if (!row || hashmap_put(&h->rows, hash, row)) {
+			free(row);
+			return sbx_error(-ENOMEM, "out of memory");
+		}
+		*row = key;
+		free(h->sorted);
+		h->sorted = NULL;
+	}
+	row->samples++;
+	row->period += period;
+	h->event_samples[event]++;
+	h->event_period[event] += period;
+	h->total++;
+	return 0;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct hist_row *x = *(const struct hist_row *const *)a;
+	const struct hist_row *y = *(const struct hist_row *const *)b;
+
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
+	if (x->period != y->period)
+		return x->period > y->period ? -1 : 1;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->comm != y->comm)
+		return strcmp(x->comm ? x->comm : "", y->comm ? y->comm : "");
+	if (x->dso != y->dso)
+		return strcmp(x->dso ? x->dso->path : "", y->dso ? y->dso->path : "");
+	if (x->sym != y->sym)
+		return strcmp(x->sym ? x->sym->name : "", y->sym ? y->sym->name : "");
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+struct hist_row *const *hist_sorted(struct hist *h, size_t *nr)
+{
+	size_t n = hashmap_nr(&h->rows), k = 0;
+	struct hist_row *r;
+
+	*nr = 0;
+	if (!n)
+		return NULL;
+	if (!h->sorted) {
+		h->sorted = malloc(n * sizeof(*h->sorted));
+		if (!h->sorted)
+			return NULL;
+		for (size_t i = 0; (r = hashmap_next(&h->rows, &i));)
+			h->sorted[k++] = r;
+	}
+	/* counts change with every hist_add(): sort each time */
+	qsort(h->sorted, n, sizeof(*h->sorted), cmp_rows);
+	*nr = n;
+	return h->sorted;
+}
+
+size_t hist_nr_events(const struct hist *h)
+{
+	return h->nr_events;
+}
+
+uint64_t hist_event_samples(const struct hist *h, size_t event)
+{
+	return event < h->nr_events ? h->event_samples[event] : 0;
+}
+
+uint64_t hist_event_period(const struct hist *h, size_t event)
+{
+	return event < h->nr_events ? h->event_period[event] : 0;
+}
+
+uint64_t hist_total_samples(const struct hist *h)
+{
+	return h->total;
+}

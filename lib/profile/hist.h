@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_PROFILE_HIST_H
+#define SBX_PROFILE_HIST_H
+
+/*
+ * Histograms of samples: rows keyed by any of pid, comm, dso and symbol,
+ * within one event, with their sample counts and periods; perf report's
+ * aggregation (its hist.c and sort.c), shared by `sbx report` and the
+ * summaries of other commands.
+ *
+ *	struct hist *h = hist_new(keys, nr_keys);
+ *	for each sample: machine_resolve(…, &al);
+ *		if (hist_filter_match(&filter, pid, &al)) hist_add(h, event, &al, period);
+ *	rows = hist_sorted(h, &nr);	// heaviest first within each event
+ *	hist_free(h);
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbol/addrspace.h"
+#include "util/strlist.h"
+
+enum hist_key { HIST_KEY_PID, HIST_KEY_COMM, HIST_KEY_DSO, HIST_KEY_SYM, HIST_NR_KEYS };
+
+/* One row: one value of the keys within one event. Fields of unused keys are 0/NULL. */
+struct hist_row {
+	size_t event;			/* the caller's event index */
+	uint32_t pid;
+	const char *comm;		/* interned by the machine */
+	struct dso *dso;		/* NULL: no map held the address */
+	const struct symbol *sym;	/* NULL: no symbol */
+	uint64_t addr;			/* with the sym key and no symbol: the address */
+	bool kernel;			/* with the sym key: resolved in the kernel */
+	uint64_t samples, period;
+};
+
+/* Which samples count: an empty list lets every value through. */
+struct hist_filter {
+	struct strlist pids;		/* decimal pids */
+	struct strlist comms;
+	struct strlist dsos;		/* short names or paths */
+};
+
+struct hist;
+
+/*
+ * A new, empty histogram over keys (nr_keys of them, each at most once, in
+ * the order they are to be shown). NULL with errno on failure.
+ */
+struct hist *hist_new(const enum hist_key *keys, size_t nr_keys);
+void hist_free(struct hist *h);
+
+/*
+ * Parse "pid,comm,dso,sym" ("symbol" is "sym") into keys (room for
+ * HIST_NR_KEYS) and *nr. Returns 0, or -EINVAL for an unknown or repeated
+ * key or an empty list (with a message).
+ */
+int hist_parse_keys(const char *arg, enum hist_key *keys, size_t *nr);
+
+/* The name of a key: "pid", "comm", "dso", "sym". */
+const char *hist_key_name(enum hist_key key);
+
+/* The keys of h, in order. */
+size_t hist_keys(const struct hist *h, const enum hist_key **keys);
+
+/* Whether h groups by key. */
+bool hist_has_key(const struct hist *h, enum hist_key key);
+
+/* Whether a sample of process pid resolved to al passes the filter. */
+bool hist_filter_match(const struct hist_filter *f, uint32_t pid, const struct addr_location *al);
+
+/* Free the filter's lists. */
+void hist_filter_release(struct hist_filter *f);
+
+/*
+ * Count one sample of event (an index the caller chooses, small) resolved
+ * to al, of the given period. Returns 0 or -ENOMEM (with a message).
+ */
+int hist_add(struct hist *h, size_t event, const struct addr_location *al, uint64_t period);
+
+/*
+ * Every row, sorted by event, then heaviest period, then most samples,
+ * then by the keys (pid, comm, dso path, symbol name, address) so that the
+ * order is the same on every run. *nr gets the number of rows. The array
+ * and the rows are owned by h and valid until the next hist_add() or
+ * hist_free(); NULL with *nr 0 when there is no row or memory ran out.
+ */
+struct hist_row *const *hist_sorted(struct hist *h, size_t *nr);
+
+/* Events seen: one more than the highest event index given to hist_add(). */
+size_t hist_nr_events(const struct hist *h);
+
+/* The samples and the sum of periods counted for event. */
+uint64_t hist_event_samples(const struct hist *h, size_t event);
+uint64_t hist_event_period(const struct hist *h, size_t event);
+
+/* Samples counted, all events. */
+uint64_t hist_total_samples(const struct hist *h);
+
+#endif

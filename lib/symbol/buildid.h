@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_SYMBOL_BUILDID_H
+#define SBX_SYMBOL_BUILDID_H
+
+/*
+ * Build-ids: the GNU build-id note (NT_GNU_BUILD_ID) of ELF files, in
+ * section headers or PT_NOTE segments, and of the running kernel.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The most bytes of a build-id: a sha1, what every linker writes. */
+#define BUILDID_MAX	20
+
+/*
+ * Initialise libelf (elf_version) once for every ELF reader of this layer.
+ * False when libelf refuses this program's ELF version.
+ */
+bool sbx_elf_ready(void);
+
+/*
+ * Read the build-id note (NT_GNU_BUILD_ID) of the ELF file at path into
+ * id (room for max bytes; 20 is enough for every linker's sha1) and set
+ * *size. Returns 0, -ENOENT when the file has no build-id note, or another
+ * negative errno with a message (cannot open, not ELF).
+ */
+int buildid_read(const char *path, uint8_t *id, size_t max, size_t *size);
+
+/* Same, for an ELF image in memory. */
+int buildid_read_mem(const void *buf, size_t len, uint8_t *id, size_t max, size_t *size);
+
+/* Write the build-id as lowercase hex into out (room for 2*size+1). Returns out. */
+char *buildid_hex(const uint8_t *id, size_t size, char *out);
+
+/*
+ * The running kernel's build-id, from the notes it exports in
+ * /sys/kernel/notes. Returns 0, -ENOENT when there is none, or another
+ * negative errno (unreadable).
+ */
+int buildid_kernel(uint8_t *id, size_t max, size_t *size);
+
+#endif

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+/* Open-addressing hash table of entry pointers (see hashmap.h). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "util/hashmap.h"
+
+#define MIN_SIZE	64
+
+static void place(struct hashmap_slot *slots, size_t size, uint64_t hash, void *entry)
+{
+	size_t i = hash & (size - 1);
+
+	while (slots[i].entry)
+		i = (i + 1) & (size - 1);
+	slots[i].hash = hash;
+	slots[i].entry = entry;
+}
+
+static int grow(struct hashmap *m)
+{
+	size_t size = m->size ? 2 * m->size : MIN_SIZE;
+	struct hashmap_slot *slots;
+
+	if (size < m->size || size > SIZE_MAX / sizeof(*slots))
+		return -ENOMEM;
+	slots = calloc(size, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->size; i++)
+		if (m->slots[i].entry)
+			place(slots, size, m->slots[i].hash, m->slots[i].entry);
+	free(m->slots);
+	m->slots = slots;
+	m->size = size;
+	return 0;
+}
+
+int hashmap_put(struct hashmap *m, uint64_t hash, void *entry)
+{
+	/* at most half full: probes stay short */
+	if ((m->nr + 1) * 2 > m->size && grow(m))
+		return -ENOMEM;
+	place(m->slots, m->size, hash, entry);
+	m->nr++;
+	return 0;
+}
+
+void *hashmap_remove(struct hashmap *m, uint64_t hash, hashmap_eq_fn eq, const void *key)
+{
+	size_t mask = m->size - 1, i, j;
+	void *entry;
+
+	if (!m->size)
+		return NULL;
+	for (i = hash & mask; m->slots[i].entry; i = (i + 1) & mask)
+		if (m->slots[i].hash == hash && eq(m->slots[i].entry, key))
+			break;
+	entry = m->slots[i].entry;
+	if (!entry)
+		return NULL;
+	/*
+	 * Backward-shift deletion: move up every later entry of the run that
+	 * the hole would cut off from its home slot, so no tombstone is needed.
+	 */
+	for (j = (i + 1) & mask; m->slots[j].entry; j = (j + 1) & mask) {
+		size_t home = m->slots[j].hash & mask;
+
+		/* j's entry may move to i when its home is not in (i, j] */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			m->slots[i] = m->slots[j];
+			i = j;
+		}
+	}
+	m->slots[i].entry = NULL;
+	m->nr--;
+	return entry;
+}
+
+void *hashmap_next(const struct hashmap *m, size_t *pos)
+{
+	while (*pos < m->size) {
+		void *e = m->slots[(*pos)++].entry;
+
+		if (e)
+			return e;
+	}
+	return NULL;
+}
+
+void hashmap_release(struct hashmap *m)
+{
+	free(m->slots);
+	m->slots = NULL;
+	m->size = m->nr = 0;
+}
+
+uint64_t hash_bytes(const void *p, size_t len)
+{
+	const unsigned char *c = p;
+	uint64_t h = 1469598103934665603ULL;
+
+	while (len--)
+		h = (h ^ *c++) * 1099511628211ULL;
+	return hash_u64(h);
+}
+
+uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return hash_u64(h);
+}
