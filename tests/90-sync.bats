@@ -210,6 +210,12 @@ layer_violations() {
 	[ "${#lines[@]}" -eq 2 ]
 }
 
+@test "nothing in the repository refers to a path outside it" {
+	cd "$TOP"
+	run git grep -nE '\.\./shared|shared/reference|shared/DESIGN' -- . ':!tests/90-sync.bats'
+	assert_output ''
+}
+
 @test "run-all.sh: every skip shown with its reason; under CI=true only hardware ones are accepted" {
 	cd "$BATS_TEST_TMPDIR"
 	# (not a here-document: bats would take its @test lines for its own)
