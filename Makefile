@@ -119,6 +119,17 @@ $(B)/tests/unit/harness.o: tests/unit/harness.c tests/unit/harness.h $(B)/.flags
 
 unit-tests: $(UNIT_BINS)
 
+# tools the tests run (tests/tools/*.c), linked like the unit tests
+TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
+TOOL_BINS := $(TOOL_SRCS:%.c=$(B)/%)
+
+$(B)/tests/tools/%: tests/tools/%.c $(B)/libsbx.a $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libsbx.a $(LDLIBS)
+
+test-tools: $(TOOL_BINS)
+.PHONY: test-tools
+
 # generators of large inputs for scripts/bench (scripts/*.c), linked like the tests
 $(B)/scripts/%: scripts/%.c $(B)/libsbx.a $(B)/.flags
 	@mkdir -p $(dir $@)
@@ -127,6 +138,11 @@ $(B)/scripts/%: scripts/%.c $(B)/libsbx.a $(B)/.flags
 # workloads are built without sanitizers: they are what gets measured
 tests/workloads/%: tests/workloads/%.c
 	$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -fPIE -pie -o $@ $< -lpthread
+
+# the subjects of sbx profgen: what sample PGO builds look like (clang, DWARF
+# with discriminators)
+tests/workloads/profgen-%: tests/workloads/profgen-%.c
+	clang -O2 -g -fdebug-info-for-profiling -fno-omit-frame-pointer -o $@ $<
 
 tests/workloads/%: tests/workloads/%.cc
 	$(CXX) -O1 -g -fno-inline -fno-omit-frame-pointer -fPIE -pie -o $@ $<
@@ -160,7 +176,7 @@ deps:
 	@scripts/install-deps.sh
 
 check: deps
-	@$(MAKE) --no-print-directory all unit-tests
+	@$(MAKE) --no-print-directory all unit-tests test-tools
 	@B=$(B) tests/run-all.sh
 
 demo: deps

@@ -44,5 +44,6 @@ int cmd_run(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_script(int argc, char **argv);
+int cmd_profgen(int argc, char **argv);
 
 #endif

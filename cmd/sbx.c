@@ -36,6 +36,7 @@ static const struct cmd_struct commands[] = {
 	{ "record", cmd_record, "sample a command into a perf.data file" },
 	{ "report", cmd_report, "show where the samples of a perf.data file fall" },
 	{ "script", cmd_script, "print the events of a perf.data file one per line" },
+	{ "profgen", cmd_profgen, "make an LLVM sample profile for clang from a perf.data file" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -44,9 +44,17 @@ _sbx() {
 	fi
 	# the value of an option that takes a file
 	case ${COMP_WORDS[COMP_CWORD - 1]} in
-	-i | --input | -o | --output | --benchmarks-file | --dump-object-to-disk)
+	-i | --input | -o | --output | --benchmarks-file | --dump-object-to-disk | \
+	--binary | --perfdata | --perfscript | --unsymbolized-profile | --debug-binary | \
+	--debug-file)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
+		;;
+	--format)
+		if [[ $cmd == profgen ]]; then
+			COMPREPLY=($(compgen -W 'text extbinary' -- "$cur"))
+			return
+		fi
 		;;
 	esac
 	# what each command takes as operands
@@ -60,6 +68,9 @@ _sbx() {
 		;;
 	report | script)	# no operands: the input is -i FILE
 		COMPREPLY=()
+		;;
+	profgen)	# perf.data files
+		COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.data' -- "$cur"))
 		;;
 	*)
 		COMPREPLY=($(compgen -f -- "$cur"))

@@ -44,3 +44,16 @@ if command -v perf >/dev/null; then
 	printf '\n\033[1m$ %s\033[0m\n' "perf report --stdio -i $out/perf.data --sort pid,sym | grep spin_"
 	perf report --stdio -i "$out/perf.data" --sort pid,sym 2>/dev/null | grep spin_
 fi
+
+# sbx profgen: an LLVM sample profile from IP-only samples, each process on its own,
+# then clang builds with it (two processes of one PIE run at once: none is lost)
+w=tests/workloads/profgen-loops
+printf '\n\033[1m$ %s\033[0m\n' "./sbx record -q -g -o $out/pgo.data -- sh -c '$w 1 200 & $w calls 30000000 & wait'"
+./sbx record -q -g -o "$out/pgo.data" -- sh -c "$w 1 200 & $w calls 30000000 & wait"
+step ./sbx profgen --binary $w -o "$out/app.prof" "$out/pgo.data"
+printf '\n\033[1m$ %s\033[0m\n' "head -n 12 $out/app.prof"
+head -n 12 "$out/app.prof"
+step ./sbx profgen --json --binary $w "$out/pgo.data"
+printf '\n\033[1m$ %s\033[0m\n' "clang -O2 -g -fdebug-info-for-profiling -fprofile-sample-use=$out/app.prof -S -emit-llvm -o - $w.c | grep -m 3 'function_entry_count\|branch_weights'"
+clang -O2 -g -fdebug-info-for-profiling -fprofile-sample-use="$out/app.prof" -S -emit-llvm \
+	-o - $w.c | grep -m 3 'function_entry_count\|branch_weights'

@@ -15,6 +15,7 @@ packages=(
 	bats bats-support bats-assert		# CLI tests
 	linux-perf				# the judge: perf report/script read what we write
 	llvm-14 clang				# peers: llvm-exegesis, llvm-profdata, clang
+	llvm-19					# peers: llvm-profgen and llvm-profdata 19
 	bash-completion zsh			# the completion tests
 )
 

@@ -335,6 +335,12 @@ static void dso_load(struct dso *d)
 	}
 }
 
+const char *dso_file(struct dso *d)
+{
+	dso_load(d);
+	return d->file;
+}
+
 uint64_t dso_offset_to_vaddr(struct dso *d, uint64_t offset)
 {
 	dso_load(d);

@@ -66,6 +66,13 @@ struct dso *dso_cache_get(struct dso_cache *c, const char *path, enum dso_kind k
 size_t dso_cache_nr(const struct dso_cache *c);
 struct dso *dso_cache_at(const struct dso_cache *c, size_t i);
 
+/*
+ * The file read for d (loading it on first use): a build-id cache entry, or
+ * the recorded path when its build-id matches (or is not known); NULL when
+ * none was found.
+ */
+const char *dso_file(struct dso *d);
+
 /* Record the build-id of a DSO (from MMAP2 or the BUILD_ID feature). */
 void dso_set_build_id(struct dso *d, const uint8_t *id, size_t size);
 

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: MIT
+/* Per-DSO counts for sample profiles, through per-process address spaces (see collect.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/collect.h"
+#include "symbol/dso.h"
+#include "util/error.h"
+
+static const char *const reason_names[PG_NR_REASONS] = {
+	[PG_KERNEL] = "kernel",
+	[PG_NO_MAP] = "no mmap",
+	[PG_NOT_BINARY] = "not the chosen binary",
+	[PG_NO_FILE] = "no file",
+	[PG_BUILD_ID] = "build-id mismatch",
+	[PG_NO_FUNCTION] = "outside any function",
+	[PG_NO_LINE] = "no line",
+	[PG_FILTERED] = "other pid",
+};
+
+const char *pg_reason_name(enum pg_reason r)
+{
+	return r < PG_NR_REASONS ? reason_names[r] : "?";
+}
+
+/* Counts are many and small: they come from chunks freed together. */
+#define CHUNK_BYTES	(64 * 1024)
+
+struct chunk {
+	struct chunk *next;
+	size_t used;
+	uint64_t data[(CHUNK_BYTES - 16) / 8];
+};
+
+struct pg_collector {
+	struct machine *machine;
+	struct pg_options opt;
+	struct hashmap by_dso;		/* struct pg_dso, by dso pointer */
+	struct pg_dso **order;
+	size_t nr_dsos;
+	struct hashmap names;		/* interned callee names */
+	struct chunk *chunks;
+	uint64_t dropped[PG_NR_REASONS];
+	uint64_t samples;
+};
+
+static void *chunk_alloc(struct pg_collector *c, size_t size)
+{
+	struct chunk *k = c->chunks;
+	void *p;
+
+	size = (size + 7) & ~(size_t)7;
+	if (!k || k->used + size > sizeof(k->data)) {
+		k = malloc(sizeof(*k));
+		if (!k)
+			return NULL;
+		k->next = c->chunks;
+		k->used = 0;
+		c->chunks = k;
+	}
+	p = (char *)k->data + k->used;
+	k->used += size;
+	return p;
+}
+
+struct pg_collector *pg_collector_new(struct machine *m, const struct pg_options *opt)
+{
+	struct pg_collector *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->machine = m;
+	if (opt)
+		c->opt = *opt;
+	return c;
+}
+
+static void dso_release(struct pg_dso *d)
+{
+	hashmap_release(&d->ips);
+	hashmap_release(&d->stacks);
+	hashmap_release(&d->calls);
+}
+
+void pg_collector_free(struct pg_collector *c)
+{
+	char *s;
+
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nr_dsos; i++)
+		dso_release(c->order[i]);
+	free(c->order);
+	hashmap_release(&c->by_dso);
+	for (size_t i = 0; (s = hashmap_next(&c->names, &i));)
+		free(s);
+	hashmap_release(&c->names);
+	while (c->chunks) {
+		struct chunk *n = c->chunks->next;
+
+		free(c->chunks);
+		c->chunks = n;
+	}
+	free(c);
+}
+
+static bool same_dso(const void *entry, const void *key)
+{
+	return ((const struct pg_dso *)entry)->dso == key;
+}
+
+struct pg_dso *pg_collector_find(const struct pg_collector *c, const struct dso *dso)
+{
+	return hashmap_get(&c->by_dso, hash_u64((uintptr_t)dso), same_dso, dso);
+}
+
+static struct pg_dso *dso_counts(struct pg_collector *c, struct dso *dso)
+{
+	struct pg_dso *d = pg_collector_find(c, dso), **v;
+
+	if (d)
+		return d;
+	v = realloc(c->order, (c->nr_dsos + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	c->order = v;
+	d = chunk_alloc(c, sizeof(*d));
+	if (!d)
+		return NULL;
+	memset(d, 0, sizeof(*d));
+	d->dso = dso;
+	if (hashmap_put(&c->by_dso, hash_u64((uintptr_t)dso), d))
+		return NULL;
+	c->order[c->nr_dsos++] = d;
+	return d;
+}
+
+static bool count_is(const void *entry, const void *key)
+{
+	const struct pg_count *a = entry, *b = key;
+
+	return a->a == b->a && a->b == b->b;
+}
+
+static int count(struct pg_collector *c, struct hashmap *m, uint64_t a, uint64_t b)
+{
+	struct pg_count key = { a, b, 0 }, *e;
+	uint64_t h = hash_u64(hash_combine(a, b));
+
+	e = hashmap_get(m, h, count_is, &key);
+	if (!e) {
+		e = chunk_alloc(c, sizeof(*e));
+		if (!e || hashmap_put(m, h, e))
+			return -ENOMEM;
+		*e = key;
+	}
+	e->n++;
+	return 0;
+}
+
+static bool name_is(const void *entry, const void *key)
+{
+	return !strcmp(entry, key);
+}
+
+static const char *intern(struct pg_collector *c, const char *s)
+{
+	uint64_t h = hash_str(s);
+	char *n = hashmap_get(&c->names, h, name_is, s);
+
+	if (n)
+		return n;
+	n = strdup(s);
+	if (!n || hashmap_put(&c->names, h, n)) {
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+static bool call_is(const void *entry, const void *key)
+{
+	const struct pg_call *a = entry, *b = key;
+
+	return a->ret == b->ret && a->callee == b->callee;
+}
+
+static int count_call(struct pg_collector *c, struct pg_dso *d, uint64_t ret, const char *callee)
+{
+	struct pg_call key = { ret, intern(c, callee), 0 }, *e;
+	uint64_t h;
+
+	if (!key.callee)
+		return -ENOMEM;
+	h = hash_u64(hash_combine(ret, (uintptr_t)key.callee));
+	e = hashmap_get(&d->calls, h, call_is, &key);
+	if (!e) {
+		e = chunk_alloc(c, sizeof(*e));
+		if (!e || hashmap_put(&d->calls, h, e))
+			return -ENOMEM;
+		*e = key;
+	}
+	e->n++;
+	return 0;
+}
+
+/* The map and file offset of addr in process pid; NULL for the kernel or no map. */
+static struct map *locate(struct pg_collector *c, uint32_t pid, uint8_t cpumode, uint64_t addr,
+			  uint64_t *off)
+{
+	bool kernel;
+	struct map *m = machine_find_map(c->machine, pid, cpumode, addr, &kernel);
+
+	if (!m || kernel)
+		return NULL;
+	*off = addr - m->start + m->pgoff;
+	return m;
+}
+
+static bool stack_is(const void *entry, const void *key)
+{
+	const struct pg_stack *a = entry, *b = key;
+
+	return a->nr == b->nr && !memcmp(a->ends, b->ends, 2 * a->nr * sizeof(*a->ends));
+}
+
+/* Count one stack (key: ends of nr pairs) in d. */
+static int count_stack(struct pg_collector *c, struct pg_dso *d, const uint64_t *ends,
+		       uint32_t nr, struct pg_stack *key)
+{
+	uint64_t h = hash_bytes(ends, 2 * nr * sizeof(*ends));
+	struct pg_stack *e;
+
+	key->nr = nr;
+	e = hashmap_get(&d->stacks, h, stack_is, key);
+	if (!e) {
+		e = chunk_alloc(c, sizeof(*e) + 2 * nr * sizeof(*ends));
+		if (!e || hashmap_put(&d->stacks, h, e))
+			return -ENOMEM;
+		e->n = 0;
+		e->nr = nr;
+		memcpy(e->ends, ends, 2 * nr * sizeof(*ends));
+	}
+	e->n++;
+	return 0;
+}
+
+#define MAX_BRANCHES	256
+
+/* The branch stack, as each DSO it touches sees it. */
+static int collect_branches(struct pg_collector *c, uint32_t pid,
+			    const struct perf_branch_entry_raw *br, size_t nr)
+{
+	const uint8_t mode = PERF_RECORD_MISC_CPUMODE_UNKNOWN;	/* by the address */
+	struct map *maps[2 * MAX_BRANCHES];
+	uint64_t offs[2 * MAX_BRANCHES];
+	union {
+		struct pg_stack s;
+		uint64_t q[1 + 1 + 2 * MAX_BRANCHES];
+	} key;
+	uint64_t *ends = key.s.ends;
+
+	if (nr > MAX_BRANCHES)
+		nr = MAX_BRANCHES;
+	for (size_t i = 0; i < nr; i++) {
+		maps[2 * i] = locate(c, pid, mode, br[i].from, &offs[2 * i]);
+		maps[2 * i + 1] = locate(c, pid, mode, br[i].to, &offs[2 * i + 1]);
+	}
+	for (size_t i = 0; i < 2 * nr; i++) {
+		struct dso *dso = maps[i] ? maps[i]->dso : NULL;
+		struct pg_dso *d;
+		bool seen = false;
+
+		/* once per DSO: at its first end in the stack */
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = maps[k] && maps[k]->dso == dso;
+		if (!dso || seen)
+			continue;
+		d = dso_counts(c, dso);
+		if (!d)
+			return -ENOMEM;
+		for (size_t k = 0; k < 2 * nr; k++)
+			ends[k] = maps[k] && maps[k]->dso == dso ? offs[k] : PG_EXTERNAL;
+		if (count_stack(c, d, ends, (uint32_t)nr, &key.s))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The user part of a call chain: for each return address in a DSO, the
+ * function called there (the one holding the frame before it).
+ */
+static int collect_calls(struct pg_collector *c, const struct perf_sample *s)
+{
+	uint64_t prev = 0;
+	bool user = false, have_prev = false;
+
+	for (uint64_t i = 0; i < s->callchain_nr; i++) {
+		uint64_t ip = s->callchain[i], off;
+		struct addr_location al;
+		struct map *m;
+		struct pg_dso *d;
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = ip == (uint64_t)PERF_CONTEXT_USER;
+			have_prev = false;
+			continue;
+		}
+		if (!user)
+			continue;
+		if (have_prev) {
+			/* ip returns into the caller; prev is in the callee */
+			m = locate(c, s->pid, PERF_RECORD_MISC_USER, ip, &off);
+			machine_resolve(c->machine, s->pid, s->tid, PERF_RECORD_MISC_USER, prev, &al);
+			if (m && al.sym) {
+				d = dso_counts(c, m->dso);
+				if (!d || count_call(c, d, off, al.sym->name))
+					return -ENOMEM;
+			}
+		}
+		prev = ip;
+		have_prev = true;
+	}
+	return 0;
+}
+
+static bool pid_wanted(const struct pg_collector *c, uint32_t pid)
+{
+	if (!c->opt.nr_pids)
+		return true;
+	for (size_t i = 0; i < c->opt.nr_pids; i++)
+		if (c->opt.pids[i] == pid)
+			return true;
+	return false;
+}
+
+int pg_collect_parts(struct pg_collector *c, uint32_t pid, uint8_t cpumode, uint64_t ip,
+		     const struct perf_branch_entry_raw *branches, size_t nr_branches)
+{
+	struct perf_sample s = { .pid = pid, .tid = pid, .cpumode = cpumode, .ip = ip,
+				 .branches = branches, .branch_nr = nr_branches };
+
+	return pg_collect(c, &s);
+}
+
+int pg_collect(struct pg_collector *c, const struct perf_sample *s)
+{
+	struct map *m;
+	struct pg_dso *d;
+	uint64_t off;
+	bool kernel;
+	int err = 0;
+
+	c->samples++;
+	if (!pid_wanted(c, s->pid)) {
+		c->dropped[PG_FILTERED]++;
+		return 0;
+	}
+	m = machine_find_map(c->machine, s->pid, s->cpumode, s->ip, &kernel);
+	if (kernel) {
+		c->dropped[PG_KERNEL]++;
+	} else if (!m) {
+		c->dropped[PG_NO_MAP]++;
+	} else {
+		d = dso_counts(c, m->dso);
+		if (!d)
+			return -ENOMEM;
+		off = s->ip - m->start + m->pgoff;
+		d->samples++;
+		if (s->branch_nr)
+			d->lbr_samples++;
+		err = count(c, &d->ips, off, 0);
+	}
+	if (!err && s->branch_nr)
+		err = collect_branches(c, s->pid, s->branches, s->branch_nr);
+	if (!err && c->opt.use_stack && s->callchain_nr)
+		err = collect_calls(c, s);
+	return err ? sbx_error(-ENOMEM, "out of memory") : 0;
+}
+
+size_t pg_collector_dsos(const struct pg_collector *c, struct pg_dso *const **dsos)
+{
+	*dsos = c->order;
+	return c->nr_dsos;
+}
+
+uint64_t pg_collector_dropped(const struct pg_collector *c, enum pg_reason r)
+{
+	return r < PG_NR_REASONS ? c->dropped[r] : 0;
+}
+
+uint64_t pg_collector_samples(const struct pg_collector *c)
+{
+	return c->samples;
+}
+
+void pg_collector_drop(struct pg_collector *c, enum pg_reason r, uint64_t n)
+{
+	if (r < PG_NR_REASONS)
+		c->dropped[r] += n;
+}

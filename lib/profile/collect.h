@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SBX_PROFILE_COLLECT_H
+#define SBX_PROFILE_COLLECT_H
+
+/*
+ * The counts a sample profile is made from, collected per DSO: every
+ * sample (its IP, its branch stack, its call chain) is resolved through its
+ * own process's address space (symbol/addrspace: no global base address),
+ * and counted at file offsets of the DSO that holds it:
+ *
+ *  - ips: samples per instruction address (IP-only mode, what VMs give);
+ *  - stacks: with a branch stack (LBR), the whole stack (newest first) as
+ *    seen from each DSO it touches: every end in that DSO as its file
+ *    offset, every other end as PG_EXTERNAL; identical stacks are counted
+ *    together (ranges and branches are made from them, as llvm-profgen
+ *    does, once the binary's instructions are known);
+ *  - calls: with call chains (-g), at each return address in the DSO, the
+ *    function the call went to (by its symbol name, in whatever DSO).
+ *
+ * Samples that cannot be counted are counted by reason instead.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perf/sample.h"
+#include "symbol/addrspace.h"
+#include "util/hashmap.h"
+
+/* The source of a branch that came from outside the DSO. */
+#define PG_EXTERNAL	UINT64_MAX
+
+enum pg_reason {
+	PG_KERNEL,		/* the sample is in the kernel */
+	PG_NO_MAP,		/* no map of its process holds the address */
+	PG_NOT_BINARY,		/* in a DSO that is not a chosen binary */
+	PG_NO_FILE,		/* in a chosen binary whose file cannot be read */
+	PG_BUILD_ID,		/* in a file whose build-id differs from the binary's */
+	PG_NO_FUNCTION,		/* in the binary, outside every function */
+	PG_NO_LINE,		/* in a function, at an address without a line (line 0) */
+	PG_FILTERED,		/* a process not asked for (--pid) */
+	PG_NR_REASONS
+};
+
+/* "kernel", "no mmap", … as the summary line says them. */
+const char *pg_reason_name(enum pg_reason r);
+
+/* A count at one key (an offset, or two). */
+struct pg_count {
+	uint64_t a, b;
+	uint64_t n;
+};
+
+/* A branch stack seen from one DSO: nr (from, to) pairs of offsets or PG_EXTERNAL. */
+struct pg_stack {
+	uint64_t n;		/* samples with this stack */
+	uint32_t nr;
+	uint64_t ends[];	/* from0, to0, from1, to1, … */
+};
+
+/* A call counted at a return address: the callee by name. */
+struct pg_call {
+	uint64_t ret;		/* file offset of the return address */
+	const char *callee;	/* interned by the collector */
+	uint64_t n;
+};
+
+/* Everything counted in one DSO. */
+struct pg_dso {
+	struct dso *dso;
+	uint64_t samples;		/* user samples whose IP is in it */
+	uint64_t lbr_samples;		/* of those, with a branch stack */
+	struct hashmap ips;		/* struct pg_count: a = offset */
+	struct hashmap stacks;		/* struct pg_stack */
+	struct hashmap calls;		/* struct pg_call */
+};
+
+struct pg_options {
+	bool use_stack;			/* count call chains (not --ignore-stack-samples) */
+	const uint32_t *pids;		/* only these processes (NULL: all) */
+	size_t nr_pids;
+};
+
+struct pg_collector;
+
+/* A collector resolving through m (which the caller feeds with the non-sample records). */
+struct pg_collector *pg_collector_new(struct machine *m, const struct pg_options *opt);
+void pg_collector_free(struct pg_collector *c);
+
+/* Count one SAMPLE. Returns 0 or -ENOMEM. */
+int pg_collect(struct pg_collector *c, const struct perf_sample *s);
+
+/*
+ * Count one sample given by its parts, for inputs that are not perf.data
+ * (perf script text): ip (0: none), and the branch stack newest first.
+ */
+int pg_collect_parts(struct pg_collector *c, uint32_t pid, uint8_t cpumode, uint64_t ip,
+		     const struct perf_branch_entry_raw *branches, size_t nr_branches);
+
+/* The DSOs with counts, in the order they were first hit. */
+size_t pg_collector_dsos(const struct pg_collector *c, struct pg_dso *const **dsos);
+
+/* The collected data of one DSO, or NULL when it has none. */
+struct pg_dso *pg_collector_find(const struct pg_collector *c, const struct dso *dso);
+
+/* Samples counted by reason so far, and samples seen. */
+uint64_t pg_collector_dropped(const struct pg_collector *c, enum pg_reason r);
+uint64_t pg_collector_samples(const struct pg_collector *c);
+
+/* Move n samples of the counts to reason r (decided later: not the binary, no file, …). */
+void pg_collector_drop(struct pg_collector *c, enum pg_reason r, uint64_t n);
+
+#endif

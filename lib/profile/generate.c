@@ -1,0 +1,1071 @@
+// SPDX-License-Identifier: MIT
+/* Counts to sample profiles, IP-only and LBR (see generate.h). */
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/generate.h"
+#include "util/error.h"
+#include "util/hashmap.h"
+#include "util/ranges.h"
+
+#define MAX_FRAMES	64
+
+/* ------------------------------------------------------ discriminators */
+
+/*
+ * LLVM's prefix encoding of discriminator components
+ * (DILocation::getUnsignedFromPrefixEncoding): bit 0 set means 0; else the
+ * value follows in 5 bits, or in 12 bits (5 + 7, after bit 6 = 1).
+ */
+static uint32_t prefix_decode(uint32_t u)
+{
+	if (u & 1)
+		return 0;
+	u >>= 1;
+	return (u & 0x20) ? (((u >> 1) & 0xfe0) | (u & 0x1f)) : (u & 0x1f);
+}
+
+/* The next component (DILocation::getNextComponentInDiscriminator). */
+static uint32_t next_component(uint32_t d)
+{
+	if ((d & 1) == 0)
+		return d >> ((d & 0x40) ? 14 : 7);
+	return d >> 1;
+}
+
+uint32_t pg_base_discriminator(uint32_t d)
+{
+	return prefix_decode(d);
+}
+
+uint32_t pg_duplication_factor(uint32_t d)
+{
+	uint32_t f = prefix_decode(next_component(d));
+
+	return f ? f : 1;
+}
+
+/* The location a frame's line has in its function's profile. */
+static struct sp_loc frame_loc(const struct dwarf_frame *f)
+{
+	return (struct sp_loc){ (f->line - f->func_line) & 0xffff,
+				pg_base_discriminator(f->discriminator) };
+}
+
+/*
+ * The profile of the innermost frame: the top-level function of frames[0]
+ * and an inlinee per further frame, each at the location of the call in its
+ * caller. With total, that count is added to every level.
+ */
+static struct sp_func *leaf_profile(struct sample_profile *p, const struct dwarf_frame *frames,
+				    size_t n, uint64_t total)
+{
+	struct sp_func *f = sample_profile_func(p, frames[0].func);
+
+	for (size_t i = 0; f; i++) {
+		f->total += total;
+		if (i + 1 == n)
+			break;
+		f = sp_func_inlinee(p, f, frame_loc(&frames[i]), frames[i + 1].func);
+	}
+	return f;
+}
+
+/* ------------------------------------------------------------ IP-only */
+
+/* Counts of several inputs, merged by vaddr. */
+struct vcount {
+	uint64_t a, b, n;
+};
+
+static bool vcount_is(const void *entry, const void *key)
+{
+	const struct vcount *x = entry, *y = key;
+
+	return x->a == y->a && x->b == y->b;
+}
+
+struct vcounts {
+	struct hashmap map;
+	struct vcount *all;		/* every entry, one allocation */
+	size_t nr, cap;
+};
+
+static int vcounts_add(struct vcounts *v, uint64_t a, uint64_t b, uint64_t n)
+{
+	struct vcount key = { a, b, 0 }, *e;
+	uint64_t h = hash_u64(hash_combine(a, b));
+
+	e = hashmap_get(&v->map, h, vcount_is, &key);
+	if (e) {
+		e->n += n;
+		return 0;
+	}
+	if (v->nr == v->cap) {
+		/* entries move: the map is rebuilt from the array */
+		size_t cap = v->cap ? 2 * v->cap : 4096;
+		struct vcount *all = realloc(v->all, cap * sizeof(*all));
+
+		if (!all)
+			return -ENOMEM;
+		v->all = all;
+		v->cap = cap;
+		hashmap_release(&v->map);
+		for (size_t i = 0; i < v->nr; i++)
+			if (hashmap_put(&v->map, hash_u64(hash_combine(all[i].a, all[i].b)), &all[i]))
+				return -ENOMEM;
+	}
+	v->all[v->nr] = (struct vcount){ a, b, n };
+	if (hashmap_put(&v->map, h, &v->all[v->nr]))
+		return -ENOMEM;
+	v->nr++;
+	return 0;
+}
+
+static void vcounts_release(struct vcounts *v)
+{
+	hashmap_release(&v->map);
+	free(v->all);
+}
+
+static int cmp_vcount(const void *x, const void *y)
+{
+	const struct vcount *a = x, *b = y;
+
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	return a->b < b->b ? -1 : a->b > b->b;
+}
+
+/* The IP counts of every input in v, by vaddr (sorted, for a stable output). */
+static int merge_ips(struct vcounts *v, struct pg_dso *const *d, size_t nr,
+		     const struct binary *b)
+{
+	for (size_t i = 0; i < nr; i++) {
+		struct pg_count *c;
+
+		for (size_t k = 0; (c = hashmap_next(&d[i]->ips, &k));)
+			if (vcounts_add(v, binary_offset_to_vaddr(b, c->a), 0, c->n))
+				return -ENOMEM;
+	}
+	if (v->nr)
+		qsort(v->all, v->nr, sizeof(*v->all), cmp_vcount);
+	/* the map's pointers went stale with the sort; only the array is used now */
+	hashmap_release(&v->map);
+	return 0;
+}
+
+/* The frames of vaddr, or 0 with the reason in *why (PG_NO_FUNCTION, PG_NO_LINE). */
+static size_t frames_at(const struct binary *b, uint64_t vaddr, struct dwarf_frame *frames,
+			enum pg_reason *why)
+{
+	size_t n;
+
+	if (vaddr == UINT64_MAX || !dwarf_info_function_at(b->dwarf, vaddr)) {
+		*why = PG_NO_FUNCTION;
+		return 0;
+	}
+	n = dwarf_info_frames(b->dwarf, vaddr, frames, MAX_FRAMES);
+	if (!n || !frames[n - 1].line) {
+		*why = PG_NO_LINE;
+		return 0;
+	}
+	return n;
+}
+
+/* Without DWARF: the symbol as the function, one body line at offset 0. */
+static const struct symbol *symbol_at(const struct binary *b, uint64_t vaddr)
+{
+	return vaddr == UINT64_MAX ? NULL : symtab_find(b->symtab, vaddr);
+}
+
+static void count_missing(struct pg_generate_stats *st, enum pg_reason why, uint64_t n)
+{
+	if (why == PG_NO_LINE)
+		st->no_line += n;
+	else
+		st->no_function += n;
+}
+
+static int generate_ip(struct sample_profile *p, const struct vcounts *ips,
+		       const struct binary *b, struct pg_generate_stats *st)
+{
+	struct dwarf_frame frames[MAX_FRAMES];
+
+	for (size_t i = 0; i < ips->nr; i++) {
+		const struct vcount *c = &ips->all[i];
+		struct sp_func *f;
+		struct sp_body *body;
+		enum pg_reason why = PG_NO_FUNCTION;
+		uint64_t n = c->n;
+		size_t nf;
+
+		if (!b->dwarf) {
+			const struct symbol *sym = symbol_at(b, c->a);
+
+			if (!sym) {
+				st->no_function += n;
+				continue;
+			}
+			f = sample_profile_func(p, sym->name);
+			body = f ? sp_func_body(f, (struct sp_loc){ 0, 0 }) : NULL;
+			if (!body)
+				return sbx_error(-ENOMEM, "out of memory");
+			f->total += n;
+			if (n > body->count)
+				body->count = n;
+			st->samples += n;
+			continue;
+		}
+		nf = frames_at(b, c->a, frames, &why);
+		if (!nf) {
+			count_missing(st, why, n);
+			continue;
+		}
+		f = leaf_profile(p, frames, nf, n);
+		body = f ? sp_func_body(f, frame_loc(&frames[nf - 1])) : NULL;
+		if (!body)
+			return sbx_error(-ENOMEM, "out of memory");
+		n *= pg_duplication_factor(frames[nf - 1].discriminator);
+		if (n > body->count)
+			body->count = n;
+		st->samples += c->n;
+	}
+	return 0;
+}
+
+/*
+ * The function a call returning to ret called: a direct call (e8 rel32)
+ * names it, even when it tail-called another, whose frame the stack shows;
+ * else (an indirect call, or one into the PLT) the function of the frame
+ * above, stack_callee.
+ */
+static const char *direct_callee(const struct binary *b, uint64_t ret, const char *stack_callee)
+{
+	size_t avail;
+	const uint8_t *code = ret >= 5 ? binary_code(b, ret - 5, &avail) : NULL;
+	const struct dwarf_func *f;
+	int32_t rel;
+	uint64_t target;
+
+	if (!code || avail < 5 || code[0] != 0xe8)
+		return stack_callee;
+	memcpy(&rel, code + 1, 4);
+	target = ret + (int64_t)rel;
+	f = b->dwarf ? dwarf_info_function_at(b->dwarf, target) : NULL;
+	if (f && f->entry == target)
+		return f->name;
+	return stack_callee;
+}
+
+/* Call chains: call targets at the call before each return address. */
+static int generate_calls(struct sample_profile *p, struct pg_dso *const *d, size_t nr,
+			  const struct binary *b)
+{
+	struct dwarf_frame frames[MAX_FRAMES];
+
+	if (!b->dwarf)
+		return 0;
+	for (size_t i = 0; i < nr; i++) {
+		struct pg_call *c;
+
+		for (size_t k = 0; (c = hashmap_next(&d[i]->calls, &k));) {
+			uint64_t ret = binary_offset_to_vaddr(b, c->ret);
+			enum pg_reason why;
+			struct sp_func *f;
+			size_t nf;
+
+			if (ret == UINT64_MAX || !ret)
+				continue;
+			/* ret - 1 is inside the call instruction: its line is the call's */
+			nf = frames_at(b, ret - 1, frames, &why);
+			if (!nf)
+				continue;
+			f = leaf_profile(p, frames, nf, 0);
+			if (!f || sp_func_add_target(p, f, frame_loc(&frames[nf - 1]),
+						     direct_callee(b, ret, c->callee), c->n))
+				return sbx_error(-ENOMEM, "out of memory");
+		}
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- LBR */
+
+/*
+ * llvm-profgen's way, step by step (LLVM 19, ProfiledBinary, PerfReader,
+ * ProfileGenerator): the binary is disassembled from each .symtab symbol to
+ * the next; an address is "code" when an instruction starts there, and a
+ * branch end that is not code is external. In each stack, entries external
+ * at both ends are dropped; then every branch whose target is code counts,
+ * and for i >= 1 the range [LBR[i].to, LBR[i-1].from] counts when both ends
+ * are code, start <= end, and no call, return or direct jump lies in
+ * [start, end).
+ */
+
+#define EXTERNAL	1	/* llvm-profgen's ExternalAddr */
+#define MAX_BRANCH_ENTRIES	256
+
+struct insn {
+	uint64_t addr;
+	uint16_t size;
+	bool uncond;		/* a call, a return or a direct jump */
+};
+
+/* A function as llvm-profgen keeps it: by name, with all its ranges. */
+struct bfunc {
+	const char *name;
+	uint64_t *starts, *ends;	/* its ranges: [start, end) */
+	bool *entry;			/* per range: a function entry */
+	size_t nr;
+};
+
+/* One range of a function, by address. */
+struct frange {
+	uint64_t start, end;
+	struct bfunc *f;
+	bool entry;
+};
+
+struct lbr {
+	const struct binary *b;
+	struct insn *insns;		/* every instruction, sorted */
+	size_t nr_insns, cap_insns;
+	struct bfunc *funcs;
+	size_t nr_funcs;
+	struct frange *franges;		/* sorted by start; for a start, the first wins */
+	size_t nr_franges;
+	struct vcounts ranges;		/* a = start, b = end (inclusive) */
+	struct vcounts branches;	/* a = source (EXTERNAL), b = target */
+};
+
+static int add_insn(struct lbr *l, uint64_t addr, uint16_t size, bool uncond)
+{
+	if (l->nr_insns == l->cap_insns) {
+		size_t cap = l->cap_insns ? 2 * l->cap_insns : 4096;
+		struct insn *v = realloc(l->insns, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->insns = v;
+		l->cap_insns = cap;
+	}
+	l->insns[l->nr_insns++] = (struct insn){ addr, size, uncond };
+	return 0;
+}
+
+static int disassemble_all(struct lbr *l)
+{
+	const struct binary *b = l->b;
+	cs_insn *in;
+	csh cs;
+	int err = 0;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return sbx_error(-EINVAL, "capstone cannot disassemble x86-64");
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	in = cs_malloc(cs);
+	if (!in) {
+		cs_close(&cs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < b->nr_code_starts && !err; i++) {
+		uint64_t addr = b->code_starts[i], end = b->code_ends[i];
+		size_t avail;
+		const uint8_t *code = binary_code(b, addr, &avail);
+
+		if (!code)
+			continue;
+		if (avail > end - addr)
+			avail = (size_t)(end - addr);
+		while (avail && !err) {
+			const uint8_t *p = code;
+			size_t left = avail;
+			uint64_t a = addr;
+			bool uncond;
+
+			if (!cs_disasm_iter(cs, &p, &left, &a, in)) {
+				code++;	/* not an instruction: on by one byte */
+				avail--;
+				addr++;
+				continue;
+			}
+			uncond = cs_insn_group(cs, in, CS_GRP_CALL) || cs_insn_group(cs, in, CS_GRP_RET) ||
+				 (in->id == X86_INS_JMP && in->detail->x86.op_count == 1 &&
+				  in->detail->x86.operands[0].type == X86_OP_IMM);
+			err = add_insn(l, addr, in->size, uncond);
+			code = p;
+			avail = left;
+			addr = a;
+		}
+	}
+	cs_free(in, 1);
+	cs_close(&cs);
+	return err;
+}
+
+static int cmp_insn(const void *a, const void *b)
+{
+	const struct insn *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The instruction at addr, exactly, or NULL. */
+static const struct insn *insn_at(const struct lbr *l, uint64_t addr)
+{
+	size_t i = RANGES_FIND_LAST_LE(l->insns, l->nr_insns, addr, addr);
+
+	return i < l->nr_insns && l->insns[i].addr == addr ? &l->insns[i] : NULL;
+}
+
+/* The first instruction at or after addr: its index, or nr_insns. */
+static size_t insn_from(const struct lbr *l, uint64_t addr)
+{
+	size_t i = RANGES_FIND_LAST_LE(l->insns, l->nr_insns, addr, addr);
+
+	if (i == l->nr_insns)
+		return 0;
+	return l->insns[i].addr == addr ? i : i + 1;
+}
+
+static bool is_code(const struct lbr *l, uint64_t addr)
+{
+	return addr != EXTERNAL && insn_at(l, addr) != NULL;
+}
+
+/* A call, return or direct jump in [start, end) (ProfiledBinary::rangeCrossUncondBranch). */
+static bool crosses_uncond(const struct lbr *l, uint64_t start, uint64_t end)
+{
+	if (start >= end)
+		return false;
+	for (size_t i = insn_from(l, start); i < l->nr_insns && l->insns[i].addr < end; i++)
+		if (l->insns[i].uncond)
+			return true;
+	return false;
+}
+
+/* FunctionSamples::getCanonicalFnName with the "selected" policy: .llvm. and .part. go. */
+static void canonical_name(const char *name, char *out, size_t size)
+{
+	static const char *const suffixes[] = { ".llvm.", ".part." };
+	size_t len = strlen(name);
+
+	if (len >= size)
+		len = size - 1;
+	memcpy(out, name, len);
+	out[len] = 0;
+	for (size_t k = 0; k < 2; k++) {
+		char *pos = NULL, *p = out, *last = strrchr(out, '.');
+		size_t sl = strlen(suffixes[k]);
+
+		while ((p = strstr(p, suffixes[k]))) {
+			pos = p;
+			p++;
+		}
+		/* cut only when the suffix's own last dot is the name's last dot */
+		if (pos && last == pos + sl - 1)
+			*pos = 0;
+	}
+}
+
+static int cmp_frange(const void *a, const void *b)
+{
+	const struct frange *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static bool bfunc_named(const void *entry, const void *key)
+{
+	return ((const struct bfunc *)entry)->name == key;
+}
+
+/* Functions by name (DWARF's, else the symbols'), with which ranges are entries. */
+static int load_functions(struct lbr *l)
+{
+	const struct binary *b = l->b;
+	const struct dwarf_func *df = NULL;
+	size_t nr = 0, nf = 0;
+	struct hashmap by_name = HASHMAP_INIT;
+	uint64_t pref = b->exec_base;
+	int err = 0;
+
+	if (b->dwarf)
+		nr = dwarf_info_functions(b->dwarf, &df);
+	else if (b->symtab)
+		nr = b->symtab->nr;
+	l->funcs = calloc(nr ? nr : 1, sizeof(*l->funcs));
+	l->franges = calloc(nr ? nr : 1, sizeof(*l->franges));
+	if (!l->funcs || !l->franges)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr && !err; i++) {
+		const char *name = b->dwarf ? df[i].name : b->symtab->syms[i].name;
+		uint64_t start = b->dwarf ? df[i].start : b->symtab->syms[i].start;
+		uint64_t end = b->dwarf ? df[i].end : start + b->symtab->syms[i].size;
+		struct bfunc *f;
+
+		if (end <= start || start < pref || !*name)
+			continue;
+		f = hashmap_get(&by_name, hash_str(name), bfunc_named, name);
+		if (!f) {
+			f = &l->funcs[nf++];
+			f->name = name;
+			if (hashmap_put(&by_name, hash_str(name), f)) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		f->starts = realloc(f->starts, (f->nr + 1) * sizeof(*f->starts));
+		f->ends = realloc(f->ends, (f->nr + 1) * sizeof(*f->ends));
+		f->entry = realloc(f->entry, (f->nr + 1) * sizeof(*f->entry));
+		if (!f->starts || !f->ends || !f->entry) {
+			err = -ENOMEM;
+			break;
+		}
+		f->starts[f->nr] = start;
+		f->ends[f->nr] = end;
+		f->entry[f->nr] = false;
+		f->nr++;
+	}
+	hashmap_release(&by_name);
+	l->nr_funcs = nf;
+	if (err)
+		return err;
+	/* a one-range function is entered at its start; else where a symbol of its name is */
+	for (size_t i = 0; i < nf; i++) {
+		struct bfunc *f = &l->funcs[i];
+
+		for (size_t r = 0; r < f->nr; r++) {
+			const struct symbol *s = b->symtab ? symtab_find(b->symtab, f->starts[r]) : NULL;
+			char canon[512];
+
+			if (s && s->start == f->starts[r])
+				canonical_name(s->name, canon, sizeof(canon));
+			f->entry[r] = f->nr == 1 || (s && s->start == f->starts[r] &&
+						    !strcmp(canon, f->name));
+			l->franges[l->nr_franges++] = (struct frange){ f->starts[r], f->ends[r], f,
+								       f->entry[r] };
+		}
+	}
+	if (l->nr_franges)
+		qsort(l->franges, l->nr_franges, sizeof(*l->franges), cmp_frange);
+	return 0;
+}
+
+/* The function range holding addr (the greatest start <= addr), or NULL. */
+static const struct frange *frange_at(const struct lbr *l, uint64_t addr)
+{
+	size_t i = RANGES_FIND_LAST_LE(l->franges, l->nr_franges, start, addr);
+
+	/* of equal starts the first one is kept, as llvm-profgen's emplace() */
+	while (i < l->nr_franges && i > 0 && l->franges[i - 1].start == l->franges[i].start)
+		i--;
+	if (i == l->nr_franges || addr >= l->franges[i].end)
+		return NULL;
+	return &l->franges[i];
+}
+
+/* The frames of addr: DWARF's, or the symbol's name as the one frame. */
+static size_t lbr_frames(const struct lbr *l, uint64_t addr, struct dwarf_frame *frames)
+{
+	const struct frange *fr;
+
+	if (l->b->dwarf) {
+		if (!dwarf_info_function_at(l->b->dwarf, addr))
+			return 0;
+		return dwarf_info_frames(l->b->dwarf, addr, frames, MAX_FRAMES);
+	}
+	fr = frange_at(l, addr);
+	if (!fr)
+		return 0;
+	frames[0] = (struct dwarf_frame){ fr->f->name, 0, 0, 0 };
+	return 1;
+}
+
+/* computeCounterFromLBR on every stack of every input. */
+static int count_stacks(struct lbr *l, struct pg_dso *const *d, size_t nr,
+			struct pg_generate_stats *st)
+{
+	uint64_t src[MAX_BRANCH_ENTRIES], dst[MAX_BRANCH_ENTRIES];
+
+	for (size_t i = 0; i < nr; i++) {
+		struct pg_stack *s;
+
+		for (size_t k = 0; (s = hashmap_next(&d[i]->stacks, &k));) {
+			size_t n = 0;
+			uint64_t end = 0;
+
+			for (uint32_t e = 0; e < s->nr && n < MAX_BRANCH_ENTRIES; e++) {
+				uint64_t a = s->ends[2 * e], b = s->ends[2 * e + 1];
+
+				a = a == PG_EXTERNAL ? EXTERNAL : binary_offset_to_vaddr(l->b, a);
+				b = b == PG_EXTERNAL ? EXTERNAL : binary_offset_to_vaddr(l->b, b);
+				if (!is_code(l, a))
+					a = EXTERNAL;
+				if (!is_code(l, b))
+					b = EXTERNAL;
+				if (a == EXTERNAL && b == EXTERNAL)
+					continue;
+				src[n] = a;
+				dst[n++] = b;
+			}
+			for (size_t e = 0; e < n; e++) {
+				if (is_code(l, dst[e])) {
+					if (vcounts_add(&l->branches, src[e], dst[e], s->n))
+						return -ENOMEM;
+					st->branches += s->n;
+				}
+				if (is_code(l, dst[e]) && is_code(l, end)) {
+					if (dst[e] <= end && !crosses_uncond(l, dst[e], end)) {
+						if (vcounts_add(&l->ranges, dst[e], end, s->n))
+							return -ENOMEM;
+						st->ranges += s->n;
+					} else {
+						st->bad_ranges += s->n;
+					}
+				}
+				end = src[e];
+			}
+		}
+	}
+	if (l->ranges.nr)
+		qsort(l->ranges.all, l->ranges.nr, sizeof(*l->ranges.all), cmp_vcount);
+	if (l->branches.nr)
+		qsort(l->branches.all, l->branches.nr, sizeof(*l->branches.all), cmp_vcount);
+	hashmap_release(&l->ranges.map);
+	hashmap_release(&l->branches.map);
+	return 0;
+}
+
+/* A point of findDisjointRanges' sweep. */
+struct bound {
+	uint64_t addr;
+	uint64_t begin, end;		/* counts; UINT64_MAX: none */
+	bool zero_begin, zero_end;	/* a zero-fill range begins / ends here */
+};
+
+static int cmp_bound(const void *a, const void *b)
+{
+	const struct bound *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void add_count(uint64_t *slot, uint64_t n)
+{
+	if (*slot == UINT64_MAX)
+		*slot = 0;
+	*slot += n;
+}
+
+/*
+ * preprocessRangeCounter + findDisjointRanges: the sampled ranges and, with
+ * a count of 0, every range of each function a sampled range starts in;
+ * then split into disjoint pieces whose counts add up. *out gets (start, end
+ * inclusive, count) triples in address order.
+ */
+static int disjoint_ranges(const struct lbr *l, struct vcounts *out)
+{
+	struct vcounts all;
+	struct bound *pts = NULL;
+	size_t np = 0;
+	int err = 0;
+
+	memset(&all, 0, sizeof(all));
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < l->ranges.nr && !err; i++)
+		err = vcounts_add(&all, l->ranges.all[i].a, l->ranges.all[i].b,
+				  l->ranges.all[i].n);
+	for (size_t i = 0; i < l->ranges.nr && !err; i++) {
+		const struct frange *fr = frange_at(l, l->ranges.all[i].a);
+
+		for (size_t r = 0; fr && r < fr->f->nr && !err; r++)
+			err = vcounts_add(&all, fr->f->starts[r], fr->f->ends[r] - 1, 0);
+	}
+	if (err)
+		goto out;
+	/* the boundary map: one point per address */
+	pts = malloc((2 * all.nr + 1) * sizeof(*pts));
+	if (!pts) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < all.nr; i++) {
+		const struct vcount *r = &all.all[i];
+
+		pts[np++] = (struct bound){ r->a, r->n, UINT64_MAX, r->n == 0, false };
+		pts[np++] = (struct bound){ r->b, UINT64_MAX, r->n, false, r->n == 0 };
+	}
+	qsort(pts, np, sizeof(*pts), cmp_bound);
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < np; i++) {
+			if (k && pts[k - 1].addr == pts[i].addr) {
+				struct bound *p = &pts[k - 1];
+
+				if (pts[i].begin != UINT64_MAX)
+					add_count(&p->begin, pts[i].begin);
+				if (pts[i].end != UINT64_MAX)
+					add_count(&p->end, pts[i].end);
+				p->zero_begin |= pts[i].zero_begin;
+				p->zero_end |= pts[i].zero_end;
+			} else {
+				pts[k++] = pts[i];
+			}
+		}
+		np = k;
+	}
+	{
+		uint64_t begin = UINT64_MAX, count = 0;
+		int depth = 0;
+
+		for (size_t i = 0; i < np && !err; i++) {
+			const struct bound *p = &pts[i];
+
+			if (p->begin != UINT64_MAX) {
+				if (begin != UINT64_MAX && begin <= p->addr - 1)
+					err = vcounts_add(out, begin, p->addr - 1, count);
+				count += p->begin;
+				begin = p->addr;
+				depth += p->zero_begin;
+			}
+			if (p->end != UINT64_MAX && !err) {
+				if (begin != UINT64_MAX && begin <= p->addr)
+					err = vcounts_add(out, begin, p->addr, count);
+				count -= p->end;
+				begin = p->addr + 1;
+				depth -= p->zero_end;
+				if (count == 0 && depth == 0)
+					begin = UINT64_MAX;
+			}
+		}
+	}
+	if (!err && out->nr)
+		qsort(out->all, out->nr, sizeof(*out->all), cmp_vcount);
+	hashmap_release(&out->map);
+out:
+	free(pts);
+	vcounts_release(&all);
+	return err;
+}
+
+static bool filtered_name(const char *name)
+{
+	return !strncmp(name, "__cxx_global_var_init", 21) || !strncmp(name, "__tls_init", 10);
+}
+
+/* filterAmbiguousProfile: nested inlinees of those names go too. */
+static void filter_inlinees(struct sp_func *f)
+{
+	struct sp_callsite *c;
+	struct sp_func *g;
+
+	for (size_t i = 0; (c = hashmap_next(&f->callsites, &i));) {
+		for (size_t k = 0; (g = hashmap_next(&c->callees, &k));) {
+			if (filtered_name(g->name)) {
+				hashmap_remove(&c->callees, hash_str(g->name), sp_func_named, g->name);
+				sp_func_free(g);
+				k = 0;	/* the table changed: start over */
+				continue;
+			}
+			filter_inlinees(g);
+		}
+	}
+}
+
+static int lbr_profile(struct sample_profile *p, struct lbr *l, struct pg_generate_stats *st)
+{
+	struct dwarf_frame frames[MAX_FRAMES];
+	struct vcounts dis;
+	struct sp_func *const *funcs;
+	int err = disjoint_ranges(l, &dis);
+
+	if (err)
+		return err;
+	/* body samples: every instruction of every piece */
+	for (size_t i = 0; i < dis.nr && !err; i++) {
+		const struct vcount *r = &dis.all[i];
+
+		for (size_t k = insn_from(l, r->a); k < l->nr_insns && l->insns[k].addr <= r->b;
+		     k++) {
+			const struct insn *in = &l->insns[k];
+			struct sp_func *f;
+			struct sp_body *body;
+			uint64_t n;
+			size_t nf = lbr_frames(l, in->addr, frames);
+
+			if (!nf)
+				continue;
+			f = leaf_profile(p, frames, nf, r->n * in->size);
+			body = f ? sp_func_body(f, frame_loc(&frames[nf - 1])) : NULL;
+			if (!body) {
+				err = -ENOMEM;
+				break;
+			}
+			n = r->n * pg_duplication_factor(frames[nf - 1].discriminator);
+			if (n > body->count)
+				body->count = n;
+		}
+	}
+	/* boundary samples: branches into function entries */
+	for (size_t i = 0; i < l->branches.nr && !err; i++) {
+		const struct vcount *br = &l->branches.all[i];
+		const struct frange *fr = frange_at(l, br->b);
+		char callee[512];
+		struct sp_func *f;
+		size_t nf;
+
+		if (!fr || fr->start != br->b || !fr->entry)
+			continue;
+		canonical_name(fr->f->name, callee, sizeof(callee));
+		nf = br->a == EXTERNAL ? 0 : lbr_frames(l, br->a, frames);
+		if (nf) {
+			f = leaf_profile(p, frames, nf, 0);
+			if (!f || sp_func_add_target(p, f, frame_loc(&frames[nf - 1]), callee,
+						     br->n)) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		f = sample_profile_func(p, callee);
+		if (!f) {
+			err = -ENOMEM;
+			break;
+		}
+		f->head += br->n;
+	}
+	vcounts_release(&dis);
+	if (err)
+		return err;
+	/* updateCallsiteSamples: top-level profiles only, then the filter */
+	sample_profile_sorted(p, &funcs);
+	for (size_t i = 0; i < sample_profile_nr(p); i++)
+		sp_func_body_covers_calls(funcs[i]);
+	sample_profile_remove_if(p, filtered_name);
+	sample_profile_sorted(p, &funcs);
+	for (size_t i = 0; i < sample_profile_nr(p); i++)
+		filter_inlinees(funcs[i]);
+	(void)st;
+	return 0;
+}
+
+static void lbr_release(struct lbr *l)
+{
+	for (size_t i = 0; i < l->nr_funcs; i++) {
+		free(l->funcs[i].starts);
+		free(l->funcs[i].ends);
+		free(l->funcs[i].entry);
+	}
+	free(l->funcs);
+	free(l->franges);
+	free(l->insns);
+	vcounts_release(&l->ranges);
+	vcounts_release(&l->branches);
+}
+
+static int lbr_init(struct lbr *l, struct pg_dso *const *d, size_t nr, const struct binary *b,
+		    struct pg_generate_stats *st)
+{
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	l->b = b;
+	err = disassemble_all(l);
+	if (!err && l->nr_insns)
+		qsort(l->insns, l->nr_insns, sizeof(*l->insns), cmp_insn);
+	if (!err)
+		err = load_functions(l);
+	if (!err)
+		err = count_stacks(l, d, nr, st);
+	return err;
+}
+
+int pg_write_unsymbolized(FILE *out, struct pg_dso *const *d, size_t nr, const struct binary *b)
+{
+	struct pg_generate_stats st;
+	struct lbr l;
+	uint64_t base = UINT64_MAX;
+	int err = lbr_init(&l, d, nr, b, &st);
+
+	/* offsets from the preferred base: the first executable segment, page-aligned */
+	base = b->exec_base;
+	if (!err) {
+		fprintf(out, "%zu\n", l.ranges.nr);
+		for (size_t i = 0; i < l.ranges.nr; i++)
+			fprintf(out, "%" PRIx64 "-%" PRIx64 ":%" PRIu64 "\n", l.ranges.all[i].a - base,
+				l.ranges.all[i].b - base, l.ranges.all[i].n);
+		fprintf(out, "%zu\n", l.branches.nr);
+		for (size_t i = 0; i < l.branches.nr; i++)
+			fprintf(out, "%" PRIx64 "->%" PRIx64 ":%" PRIu64 "\n",
+				l.branches.all[i].a - base, l.branches.all[i].b - base,
+				l.branches.all[i].n);
+	}
+	lbr_release(&l);
+	return err ? sbx_error(err, "out of memory") : 0;
+}
+
+int pg_generate(struct sample_profile *p, struct pg_dso *const *d, size_t nr,
+		const struct binary *bin, struct pg_generate_stats *st)
+{
+	struct binary nodwarf;
+	const struct binary *b = bin;
+	struct vcounts ips;
+	uint64_t lbr = 0, covered = 0;
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	memset(&ips, 0, sizeof(ips));
+	for (size_t i = 0; i < nr; i++)
+		lbr += d[i]->lbr_samples;
+	/* branch stacks where the recording has them: then they are the evidence */
+	st->lbr = lbr > 0;
+	err = merge_ips(&ips, d, nr, b);
+	if (err) {
+		err = sbx_error(-ENOMEM, "out of memory");
+		goto out;
+	}
+	/*
+	 * DWARF that describes none of the sampled code (only the C runtime's
+	 * start-up files had it, say) is no help: then the symbols name the
+	 * functions.
+	 */
+	for (size_t i = 0; b->dwarf && i < ips.nr && !covered; i++)
+		covered += ips.all[i].a != UINT64_MAX &&
+			   dwarf_info_function_at(b->dwarf, ips.all[i].a) != NULL;
+	if (b->dwarf && ips.nr && !covered) {
+		nodwarf = *bin;
+		nodwarf.dwarf = NULL;
+		b = &nodwarf;
+	}
+	st->symbols_only = !b->dwarf;
+	if (st->lbr) {
+		struct lbr l;
+
+		err = lbr_init(&l, d, nr, b, st);
+		if (!err)
+			err = lbr_profile(p, &l, st);
+		lbr_release(&l);
+		if (err)
+			err = sbx_error(err, "out of memory");
+		/* a sample is used when its IP is in a function of the binary */
+		for (size_t i = 0; i < ips.nr; i++) {
+			struct dwarf_frame f[MAX_FRAMES];
+			enum pg_reason why = PG_NO_FUNCTION;
+
+			if (b->dwarf ? frames_at(b, ips.all[i].a, f, &why) != 0
+				     : symbol_at(b, ips.all[i].a) != NULL)
+				st->samples += ips.all[i].n;
+			else
+				count_missing(st, why, ips.all[i].n);
+		}
+	} else {
+		err = generate_ip(p, &ips, b, st);
+		if (!err)
+			err = generate_calls(p, d, nr, b);
+	}
+out:
+	vcounts_release(&ips);
+	return err;
+}
+
+/* One "A-B:N" or "A->B:N" line of an unsymbolized profile. */
+static bool unsym_line(const char *line, const char *sep, uint64_t *a, uint64_t *b, uint64_t *n)
+{
+	char *end;
+	const char *p;
+
+	errno = 0;
+	*a = strtoull(line, &end, 16);
+	if (end == line || strncmp(end, sep, strlen(sep)))
+		return false;
+	p = end + strlen(sep);
+	*b = strtoull(p, &end, 16);
+	if (end == p || *end != ':')
+		return false;
+	p = end + 1;
+	*n = strtoull(p, &end, 10);
+	return end != p && (*end == '\n' || !*end) && !errno;
+}
+
+int pg_generate_unsymbolized(struct sample_profile *p, FILE *f, const char *name,
+			     const struct binary *b, struct pg_generate_stats *st)
+{
+	struct lbr l;
+	char *line = NULL;
+	size_t cap = 0;
+	uint64_t lineno = 0;
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	st->lbr = true;
+	st->symbols_only = !b->dwarf;
+	memset(&l, 0, sizeof(l));
+	l.b = b;
+	err = disassemble_all(&l);
+	if (!err && l.nr_insns)
+		qsort(l.insns, l.nr_insns, sizeof(*l.insns), cmp_insn);
+	if (!err)
+		err = load_functions(&l);
+	if (err) {
+		lbr_release(&l);
+		return sbx_error(err, "out of memory");
+	}
+	/* two sections: ranges, then branches, each "count" then its lines */
+	for (int section = 0; section < 2 && !err; section++) {
+		uint64_t count, a, bb, n;
+		char *end;
+
+		if (getline(&line, &cap, f) < 0) {
+			err = sbx_error(-EINVAL, "%s: ends before its %s", name,
+					section ? "branch counts" : "range counts");
+			break;
+		}
+		lineno++;
+		count = strtoull(line, &end, 10);
+		if (end == line || (*end != '\n' && *end)) {
+			err = sbx_error(-EINVAL, "%s:%" PRIu64 ": not a count: %s", name, lineno, line);
+			break;
+		}
+		for (uint64_t i = 0; i < count && !err; i++) {
+			if (getline(&line, &cap, f) < 0) {
+				err = sbx_error(-EINVAL, "%s: ends inside its %s", name,
+						section ? "branch counts" : "range counts");
+				break;
+			}
+			lineno++;
+			if (!unsym_line(line, section ? "->" : "-", &a, &bb, &n)) {
+				line[strcspn(line, "\n")] = 0;
+				err = sbx_error(-EINVAL, "%s:%" PRIu64 ": malformed line '%s'", name,
+						lineno, line);
+				break;
+			}
+			err = vcounts_add(section ? &l.branches : &l.ranges, a + b->exec_base,
+					  bb + b->exec_base, n);
+			if (err)
+				err = sbx_error(-ENOMEM, "out of memory");
+			if (section)
+				st->branches += n;
+			else
+				st->ranges += n;
+		}
+	}
+	free(line);
+	if (!err) {
+		if (l.ranges.nr)
+			qsort(l.ranges.all, l.ranges.nr, sizeof(*l.ranges.all), cmp_vcount);
+		if (l.branches.nr)
+			qsort(l.branches.all, l.branches.nr, sizeof(*l.branches.all), cmp_vcount);
+		hashmap_release(&l.ranges.map);
+		hashmap_release(&l.branches.map);
+		err = lbr_profile(p, &l, st);
+		if (err)
+			err = sbx_error(err, "out of memory");
+	}
+	lbr_release(&l);
+	return err;
+}

@@ -1,0 +1,773 @@
+// SPDX-License-Identifier: MIT
+/* LLVM sample profiles: the model and the text writer (see sampleprof.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/sampleprof.h"
+#include "util/error.h"
+
+struct sample_profile {
+	struct hashmap funcs;		/* top-level struct sp_func, by name */
+	struct hashmap strings;		/* interned names */
+	struct sp_func **sorted;	/* sample_profile_sorted()'s array */
+};
+
+static bool str_is(const void *entry, const void *key)
+{
+	return !strcmp(entry, key);
+}
+
+bool sp_func_named(const void *entry, const void *key)
+{
+	return !strcmp(((const struct sp_func *)entry)->name, key);
+}
+
+static bool target_is(const void *entry, const void *key)
+{
+	return !strcmp(((const struct sp_target *)entry)->name, key);
+}
+
+static bool body_at(const void *entry, const void *key)
+{
+	const struct sp_loc *a = &((const struct sp_body *)entry)->loc, *b = key;
+
+	return a->line == b->line && a->disc == b->disc;
+}
+
+static bool callsite_at(const void *entry, const void *key)
+{
+	const struct sp_loc *a = &((const struct sp_callsite *)entry)->loc, *b = key;
+
+	return a->line == b->line && a->disc == b->disc;
+}
+
+static uint64_t loc_hash(struct sp_loc l)
+{
+	return hash_u64((uint64_t)l.line << 32 | l.disc);
+}
+
+static const char *intern(struct sample_profile *p, const char *s)
+{
+	uint64_t h = hash_str(s);
+	char *n = hashmap_get(&p->strings, h, str_is, s);
+
+	if (n)
+		return n;
+	n = strdup(s);
+	if (!n || hashmap_put(&p->strings, h, n)) {
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+struct sample_profile *sample_profile_new(void)
+{
+	return calloc(1, sizeof(struct sample_profile));
+}
+
+void sp_func_free(struct sp_func *f)
+{
+	struct sp_body *b;
+	struct sp_callsite *c;
+	struct sp_func *g;
+	void *t;
+
+	for (size_t i = 0; (b = hashmap_next(&f->body, &i));) {
+		for (size_t k = 0; (t = hashmap_next(&b->targets, &k));)
+			free(t);
+		hashmap_release(&b->targets);
+		free(b);
+	}
+	hashmap_release(&f->body);
+	for (size_t i = 0; (c = hashmap_next(&f->callsites, &i));) {
+		for (size_t k = 0; (g = hashmap_next(&c->callees, &k));)
+			sp_func_free(g);
+		hashmap_release(&c->callees);
+		free(c);
+	}
+	hashmap_release(&f->callsites);
+	free(f);
+}
+
+void sample_profile_free(struct sample_profile *p)
+{
+	struct sp_func *f;
+	char *s;
+
+	if (!p)
+		return;
+	for (size_t i = 0; (f = hashmap_next(&p->funcs, &i));)
+		sp_func_free(f);
+	hashmap_release(&p->funcs);
+	for (size_t i = 0; (s = hashmap_next(&p->strings, &i));)
+		free(s);
+	hashmap_release(&p->strings);
+	free(p->sorted);
+	free(p);
+}
+
+/* The function of that name in map, made on first use. */
+static struct sp_func *func_in(struct sample_profile *p, struct hashmap *map, const char *name)
+{
+	uint64_t h = hash_str(name);
+	struct sp_func *f = hashmap_get(map, h, sp_func_named, name);
+
+	if (f)
+		return f;
+	f = calloc(1, sizeof(*f));
+	if (!f || !(f->name = intern(p, name)) || hashmap_put(map, h, f)) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+struct sp_func *sample_profile_func(struct sample_profile *p, const char *name)
+{
+	struct sp_func *f = func_in(p, &p->funcs, name);
+
+	if (f) {
+		free(p->sorted);
+		p->sorted = NULL;
+	}
+	return f;
+}
+
+struct sp_func *sample_profile_find(const struct sample_profile *p, const char *name)
+{
+	return hashmap_get(&p->funcs, hash_str(name), sp_func_named, name);
+}
+
+struct sp_func *sp_func_inlinee(struct sample_profile *p, struct sp_func *f, struct sp_loc loc,
+				const char *callee)
+{
+	uint64_t h = loc_hash(loc);
+	struct sp_callsite *c = hashmap_get(&f->callsites, h, callsite_at, &loc);
+
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c || hashmap_put(&f->callsites, h, c)) {
+			free(c);
+			return NULL;
+		}
+		c->loc = loc;
+	}
+	return func_in(p, &c->callees, callee);
+}
+
+struct sp_body *sp_func_body(struct sp_func *f, struct sp_loc loc)
+{
+	uint64_t h = loc_hash(loc);
+	struct sp_body *b = hashmap_get(&f->body, h, body_at, &loc);
+
+	if (b)
+		return b;
+	b = calloc(1, sizeof(*b));
+	if (!b || hashmap_put(&f->body, h, b)) {
+		free(b);
+		return NULL;
+	}
+	b->loc = loc;
+	return b;
+}
+
+int sp_func_add_target(struct sample_profile *p, struct sp_func *f, struct sp_loc loc,
+		       const char *target, uint64_t count)
+{
+	struct sp_body *b = sp_func_body(f, loc);
+	struct sp_target *t;
+	uint64_t h = hash_str(target);
+
+	if (!b)
+		return -ENOMEM;
+	t = hashmap_get(&b->targets, h, target_is, target);
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t || !(t->name = intern(p, target)) || hashmap_put(&b->targets, h, t)) {
+			free(t);
+			return -ENOMEM;
+		}
+	}
+	t->count += count;
+	return 0;
+}
+
+void sp_func_body_covers_calls(struct sp_func *f)
+{
+	struct sp_body *b;
+	struct sp_target *t;
+
+	for (size_t i = 0; (b = hashmap_next(&f->body, &i));) {
+		uint64_t sum = 0;
+
+		for (size_t k = 0; (t = hashmap_next(&b->targets, &k));)
+			sum += t->count;
+		if (sum > b->count)
+			b->count = sum;
+	}
+}
+
+void sample_profile_remove_if(struct sample_profile *p, bool (*pred)(const char *name))
+{
+	struct sp_func *f;
+
+	for (size_t i = 0; (f = hashmap_next(&p->funcs, &i));) {
+		if (!pred(f->name))
+			continue;
+		hashmap_remove(&p->funcs, hash_str(f->name), sp_func_named, f->name);
+		sp_func_free(f);
+		i = 0;	/* the table changed: start over */
+	}
+	free(p->sorted);
+	p->sorted = NULL;
+}
+
+/* ------------------------------------------------------------ sorting */
+
+static int cmp_func_total(const void *a, const void *b)
+{
+	const struct sp_func *x = *(const struct sp_func *const *)a;
+	const struct sp_func *y = *(const struct sp_func *const *)b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int cmp_func_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct sp_func *const *)a)->name,
+		      (*(const struct sp_func *const *)b)->name);
+}
+
+static int cmp_loc(struct sp_loc a, struct sp_loc b)
+{
+	if (a.line != b.line)
+		return a.line < b.line ? -1 : 1;
+	return a.disc < b.disc ? -1 : a.disc > b.disc;
+}
+
+static int cmp_body(const void *a, const void *b)
+{
+	return cmp_loc((*(const struct sp_body *const *)a)->loc,
+		       (*(const struct sp_body *const *)b)->loc);
+}
+
+static int cmp_callsite(const void *a, const void *b)
+{
+	return cmp_loc((*(const struct sp_callsite *const *)a)->loc,
+		       (*(const struct sp_callsite *const *)b)->loc);
+}
+
+/* Call targets: most calls first, then by name (LLVM's SortCallTargets). */
+static int cmp_target(const void *a, const void *b)
+{
+	const struct sp_target *x = *(const struct sp_target *const *)a;
+	const struct sp_target *y = *(const struct sp_target *const *)b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The entries of a hash map in a new array, sorted by cmp (NULL with *nr 0 when empty). */
+static void **sorted_entries(const struct hashmap *m, int (*cmp)(const void *, const void *),
+			     size_t *nr)
+{
+	void **v, *e;
+	size_t n = 0;
+
+	*nr = 0;
+	if (!hashmap_nr(m))
+		return NULL;
+	v = malloc(hashmap_nr(m) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; (e = hashmap_next(m, &i));)
+		v[n++] = e;
+	qsort(v, n, sizeof(*v), cmp);
+	*nr = n;
+	return v;
+}
+
+size_t sample_profile_sorted(struct sample_profile *p, struct sp_func *const **funcs)
+{
+	size_t n = hashmap_nr(&p->funcs);
+
+	if (!p->sorted)
+		p->sorted = (struct sp_func **)sorted_entries(&p->funcs, cmp_func_total, &n);
+	*funcs = p->sorted;
+	return p->sorted ? hashmap_nr(&p->funcs) : 0;
+}
+
+size_t sample_profile_nr(const struct sample_profile *p)
+{
+	return hashmap_nr(&p->funcs);
+}
+
+/* ---------------------------------------------------------------- text */
+
+static void put_loc(FILE *out, struct sp_loc l)
+{
+	if (l.disc)
+		fprintf(out, "%u.%u: ", l.line, l.disc);
+	else
+		fprintf(out, "%u: ", l.line);
+}
+
+/* One function: its header line, then its lines one space deeper than indent. */
+static int write_text_func(FILE *out, const struct sp_func *f, int indent)
+{
+	size_t nb, nc, nt;
+	struct sp_body **body = (struct sp_body **)sorted_entries(&f->body, cmp_body, &nb);
+	struct sp_callsite **cs = (struct sp_callsite **)sorted_entries(&f->callsites,
+									cmp_callsite, &nc);
+	int err = 0;
+
+	if ((hashmap_nr(&f->body) && !body) || (hashmap_nr(&f->callsites) && !cs)) {
+		free(body);
+		free(cs);
+		return -ENOMEM;
+	}
+	fprintf(out, "%s:%llu", f->name, (unsigned long long)f->total);
+	if (!indent)
+		fprintf(out, ":%llu", (unsigned long long)f->head);
+	fputc('\n', out);
+	for (size_t i = 0; i < nb && !err; i++) {
+		struct sp_target **t = (struct sp_target **)sorted_entries(&body[i]->targets,
+									   cmp_target, &nt);
+
+		if (hashmap_nr(&body[i]->targets) && !t) {
+			err = -ENOMEM;
+			break;
+		}
+		fprintf(out, "%*s", indent + 1, "");
+		put_loc(out, body[i]->loc);
+		fprintf(out, "%llu", (unsigned long long)body[i]->count);
+		for (size_t k = 0; k < nt; k++)
+			fprintf(out, " %s:%llu", t[k]->name, (unsigned long long)t[k]->count);
+		fputc('\n', out);
+		free(t);
+	}
+	for (size_t i = 0; i < nc && !err; i++) {
+		struct sp_func **g = (struct sp_func **)sorted_entries(&cs[i]->callees,
+								       cmp_func_name, &nt);
+
+		if (hashmap_nr(&cs[i]->callees) && !g) {
+			err = -ENOMEM;
+			break;
+		}
+		for (size_t k = 0; k < nt && !err; k++) {
+			fprintf(out, "%*s", indent + 1, "");
+			put_loc(out, cs[i]->loc);
+			err = write_text_func(out, g[k], indent + 1);
+		}
+		free(g);
+	}
+	free(body);
+	free(cs);
+	return err;
+}
+
+int sample_profile_write_text(struct sample_profile *p, FILE *out)
+{
+	struct sp_func *const *funcs;
+	size_t n = sample_profile_sorted(p, &funcs);
+
+	if (sample_profile_nr(p) && !funcs)
+		return sbx_error(-ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (write_text_func(out, funcs[i], 0))
+			return sbx_error(-ENOMEM, "out of memory");
+	return 0;
+}
+
+/* ----------------------------------------------------------- extbinary */
+
+/*
+ * The extensible binary format as llvm-profdata 14 and 19 write it by
+ * default (llvm/ProfileData/SampleProfWriter.cpp, SampleProf.h): magic and
+ * version 103 as ULEB128, a table of 7 sections (u64 type, flags, offset,
+ * size), then the sections: summary, name table, CS name table (empty),
+ * the function records, the symbol list (empty), the function offset table,
+ * the function metadata (empty). Every number in them is ULEB128.
+ */
+
+#define SP_MAGIC_EXTBINARY	0x5350524F46343204ULL
+#define SP_VERSION		103
+
+enum {
+	SEC_SUMMARY = 1, SEC_NAME_TABLE = 2, SEC_SYMBOL_LIST = 3, SEC_FUNC_OFFSETS = 4,
+	SEC_FUNC_METADATA = 5, SEC_CS_NAME_TABLE = 6, SEC_LBR_PROFILE = 32,
+};
+
+struct bytes {
+	uint8_t *p;
+	size_t len, cap;
+	bool failed;
+};
+
+static void b_put(struct bytes *b, const void *p, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 4096;
+		uint8_t *q;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		q = realloc(b->p, cap);
+		if (!q) {
+			b->failed = true;
+			return;
+		}
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static void b_uleb(struct bytes *b, uint64_t v)
+{
+	uint8_t buf[10];
+	size_t n = 0;
+
+	do {
+		buf[n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			buf[n] |= 0x80;
+		n++;
+	} while (v);
+	b_put(b, buf, n);
+}
+
+static void b_u64(struct bytes *b, uint64_t v)
+{
+	uint8_t le[8];
+
+	for (int i = 0; i < 8; i++)
+		le[i] = (uint8_t)(v >> (8 * i));
+	b_put(b, le, 8);
+}
+
+/* The name table: every name, sorted by its bytes (std::set<StringRef> order). */
+struct names {
+	struct hashmap index;		/* struct name_slot, by name */
+	const char **sorted;
+	size_t nr;
+};
+
+struct name_slot {
+	const char *name;
+	size_t idx;
+};
+
+static bool slot_is(const void *entry, const void *key)
+{
+	return !strcmp(((const struct name_slot *)entry)->name, key);
+}
+
+static int add_name(struct names *n, const char *name)
+{
+	struct name_slot *s;
+
+	if (hashmap_get(&n->index, hash_str(name), slot_is, name))
+		return 0;
+	s = calloc(1, sizeof(*s));
+	if (!s || hashmap_put(&n->index, hash_str(name), s)) {
+		free(s);
+		return -ENOMEM;
+	}
+	s->name = name;
+	n->nr++;
+	return 0;
+}
+
+static int collect_names(struct names *n, const struct sp_func *f)
+{
+	struct sp_body *b;
+	struct sp_callsite *c;
+	struct sp_func *g;
+	struct sp_target *t;
+
+	if (add_name(n, f->name))
+		return -ENOMEM;
+	for (size_t i = 0; (b = hashmap_next(&f->body, &i));)
+		for (size_t k = 0; (t = hashmap_next(&b->targets, &k));)
+			if (add_name(n, t->name))
+				return -ENOMEM;
+	for (size_t i = 0; (c = hashmap_next(&f->callsites, &i));)
+		for (size_t k = 0; (g = hashmap_next(&c->callees, &k));)
+			if (collect_names(n, g))
+				return -ENOMEM;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static size_t name_idx(const struct names *n, const char *name)
+{
+	const struct name_slot *s = hashmap_get(&n->index, hash_str(name), slot_is, name);
+
+	return s ? s->idx : 0;
+}
+
+static void names_release(struct names *n)
+{
+	struct name_slot *s;
+
+	for (size_t i = 0; (s = hashmap_next(&n->index, &i));)
+		free(s);
+	hashmap_release(&n->index);
+	free(n->sorted);
+}
+
+/* Every body count (all depths, zeros too): what the summary is made of. */
+struct counts {
+	uint64_t *v;
+	size_t nr, cap;
+};
+
+static int collect_counts(struct counts *c, const struct sp_func *f)
+{
+	struct sp_body *b;
+	struct sp_callsite *cs;
+	struct sp_func *g;
+
+	for (size_t i = 0; (b = hashmap_next(&f->body, &i));) {
+		if (c->nr == c->cap) {
+			size_t cap = c->cap ? 2 * c->cap : 1024;
+			uint64_t *v = realloc(c->v, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			c->v = v;
+			c->cap = cap;
+		}
+		c->v[c->nr++] = b->count;
+	}
+	for (size_t i = 0; (cs = hashmap_next(&f->callsites, &i));)
+		for (size_t k = 0; (g = hashmap_next(&cs->callees, &k));)
+			if (collect_counts(c, g))
+				return -ENOMEM;
+	return 0;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x > y ? -1 : x < y;
+}
+
+/* SampleProfileSummaryBuilder with LLVM's 16 default cutoffs. */
+static int write_summary(struct bytes *out, struct sp_func *const *funcs, size_t nf)
+{
+	static const uint32_t cutoffs[] = { 10000, 100000, 200000, 300000, 400000, 500000,
+					    600000, 700000, 800000, 900000, 950000, 990000,
+					    999000, 999900, 999990, 999999 };
+	struct counts c = { 0 };
+	uint64_t total = 0, max = 0, max_head = 0, sum = 0, count = 0;
+	uint32_t seen = 0;
+	size_t it = 0;
+
+	for (size_t i = 0; i < nf; i++) {
+		if (collect_counts(&c, funcs[i])) {
+			free(c.v);
+			return -ENOMEM;
+		}
+		if (funcs[i]->head > max_head)
+			max_head = funcs[i]->head;
+	}
+	for (size_t i = 0; i < c.nr; i++) {
+		total += c.v[i];
+		if (c.v[i] > max)
+			max = c.v[i];
+	}
+	if (c.nr)
+		qsort(c.v, c.nr, sizeof(*c.v), cmp_desc);
+	b_uleb(out, total);
+	b_uleb(out, max);
+	b_uleb(out, max_head);
+	b_uleb(out, c.nr);
+	b_uleb(out, nf);
+	b_uleb(out, sizeof(cutoffs) / sizeof(*cutoffs));
+	for (size_t k = 0; k < sizeof(cutoffs) / sizeof(*cutoffs); k++) {
+		/* floor(total * cutoff / 1e6), without overflow */
+		unsigned __int128 want = (unsigned __int128)total * cutoffs[k] / 1000000;
+
+		/* equal counts are taken as one group */
+		while (sum < want && it < c.nr) {
+			uint64_t v = c.v[it];
+			uint32_t freq = 0;
+
+			while (it < c.nr && c.v[it] == v) {
+				it++;
+				freq++;
+			}
+			count = v;
+			sum += v * freq;
+			seen += freq;
+		}
+		b_uleb(out, cutoffs[k]);
+		b_uleb(out, count);
+		b_uleb(out, seen);
+	}
+	free(c.v);
+	return 0;
+}
+
+/* A function's body (no head): name, total, records, then the inlined callees. */
+static int write_body(struct bytes *out, const struct names *n, const struct sp_func *f)
+{
+	size_t nb, nc, nt, ncallees = 0;
+	struct sp_body **body = (struct sp_body **)sorted_entries(&f->body, cmp_body, &nb);
+	struct sp_callsite **cs = (struct sp_callsite **)sorted_entries(&f->callsites,
+									cmp_callsite, &nc);
+	int err = 0;
+
+	if ((hashmap_nr(&f->body) && !body) || (hashmap_nr(&f->callsites) && !cs))
+		err = -ENOMEM;
+	b_uleb(out, name_idx(n, f->name));
+	b_uleb(out, f->total);
+	b_uleb(out, nb);
+	for (size_t i = 0; i < nb && !err; i++) {
+		struct sp_target **t = (struct sp_target **)sorted_entries(&body[i]->targets,
+									   cmp_target, &nt);
+
+		if (hashmap_nr(&body[i]->targets) && !t) {
+			err = -ENOMEM;
+			break;
+		}
+		b_uleb(out, body[i]->loc.line);
+		b_uleb(out, body[i]->loc.disc);
+		b_uleb(out, body[i]->count);
+		b_uleb(out, nt);
+		for (size_t k = 0; k < nt; k++) {
+			b_uleb(out, name_idx(n, t[k]->name));
+			b_uleb(out, t[k]->count);
+		}
+		free(t);
+	}
+	for (size_t i = 0; i < nc; i++)
+		ncallees += hashmap_nr(&cs[i]->callees);
+	b_uleb(out, ncallees);
+	for (size_t i = 0; i < nc && !err; i++) {
+		struct sp_func **g = (struct sp_func **)sorted_entries(&cs[i]->callees,
+								       cmp_func_name, &nt);
+
+		if (hashmap_nr(&cs[i]->callees) && !g) {
+			err = -ENOMEM;
+			break;
+		}
+		for (size_t k = 0; k < nt && !err; k++) {
+			b_uleb(out, cs[i]->loc.line);
+			b_uleb(out, cs[i]->loc.disc);
+			err = write_body(out, n, g[k]);
+		}
+		free(g);
+	}
+	free(body);
+	free(cs);
+	return err;
+}
+
+int sample_profile_write_extbinary(struct sample_profile *p, FILE *out)
+{
+	struct sp_func *const *funcs;
+	size_t nf = sample_profile_sorted(p, &funcs);
+	struct names names = { HASHMAP_INIT, NULL, 0 };
+	struct bytes head = { 0 }, sec[7] = { { 0 } };
+	/* table order (LLVM's DefaultLayout), and where each payload goes in the file */
+	static const uint64_t types[7] = { SEC_SUMMARY, SEC_NAME_TABLE, SEC_CS_NAME_TABLE,
+					   SEC_FUNC_OFFSETS, SEC_LBR_PROFILE, SEC_SYMBOL_LIST,
+					   SEC_FUNC_METADATA };
+	static const int physical[7] = { 0, 1, 2, 4, 5, 3, 6 };
+	uint64_t offsets[7], *func_off = NULL, pos;
+	bool uniq = false;
+	int err = 0;
+
+	if (sample_profile_nr(p) && !funcs)
+		return sbx_error(-ENOMEM, "out of memory");
+	for (size_t i = 0; i < nf && !err; i++)
+		err = collect_names(&names, funcs[i]);
+	names.sorted = malloc((names.nr ? names.nr : 1) * sizeof(*names.sorted));
+	func_off = malloc((nf ? nf : 1) * sizeof(*func_off));
+	if (err || !names.sorted || !func_off) {
+		err = -ENOMEM;
+		goto out;
+	}
+	{
+		struct name_slot *s;
+		size_t k = 0;
+
+		for (size_t i = 0; (s = hashmap_next(&names.index, &i));)
+			names.sorted[k++] = s->name;
+		qsort(names.sorted, names.nr, sizeof(*names.sorted), cmp_str);
+		for (size_t i = 0; i < names.nr; i++) {
+			s = hashmap_get(&names.index, hash_str(names.sorted[i]), slot_is,
+					names.sorted[i]);
+			s->idx = i;
+			uniq |= strstr(names.sorted[i], ".__uniq.") != NULL;
+		}
+	}
+	err = write_summary(&sec[0], funcs, nf);
+	b_uleb(&sec[1], names.nr);
+	for (size_t i = 0; i < names.nr; i++)
+		b_put(&sec[1], names.sorted[i], strlen(names.sorted[i]) + 1);
+	b_uleb(&sec[2], 0);	/* no CS names */
+	for (size_t i = 0; i < nf && !err; i++) {
+		func_off[i] = sec[4].len;
+		b_uleb(&sec[4], funcs[i]->head);
+		err = write_body(&sec[4], &names, funcs[i]);
+	}
+	b_uleb(&sec[3], nf);
+	for (size_t i = 0; i < nf; i++) {
+		b_uleb(&sec[3], name_idx(&names, funcs[i]->name));
+		b_uleb(&sec[3], func_off[i]);
+	}
+	for (int i = 0; i < 7; i++)
+		err = err ? err : sec[i].failed ? -ENOMEM : 0;
+	if (err)
+		goto out;
+	b_uleb(&head, SP_MAGIC_EXTBINARY);
+	b_uleb(&head, SP_VERSION);
+	b_u64(&head, 7);
+	pos = head.len + 7 * 32;
+	for (int k = 0; k < 7; k++) {
+		int i = physical[k];
+
+		offsets[i] = pos;
+		pos += sec[i].len;
+	}
+	for (int i = 0; i < 7; i++) {
+		b_u64(&head, types[i]);
+		/* the name table says when names carry .__uniq. suffixes */
+		b_u64(&head, types[i] == SEC_NAME_TABLE && uniq ? 1ULL << 34 : 0);
+		b_u64(&head, offsets[i]);
+		b_u64(&head, sec[i].len);
+	}
+	if (head.failed) {
+		err = -ENOMEM;
+		goto out;
+	}
+	fwrite(head.p, 1, head.len, out);
+	for (int k = 0; k < 7; k++)
+		if (sec[physical[k]].len)
+			fwrite(sec[physical[k]].p, 1, sec[physical[k]].len, out);
+out:
+	for (int i = 0; i < 7; i++)
+		free(sec[i].p);
+	free(head.p);
+	free(func_off);
+	names_release(&names);
+	return err ? sbx_error(err, "out of memory") : 0;
+}

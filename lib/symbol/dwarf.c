@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: MIT
+/* DWARF functions and inline stacks through libdw (see dwarf.h). */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbol/buildid.h"
+#include "symbol/dwarf.h"
+#include "util/error.h"
+#include "util/hashmap.h"
+#include "util/ranges.h"
+
+/* LLVM and GCC put the discriminator of an inlined call here (not in elfutils' dwarf.h) */
+#ifndef DW_AT_GNU_discriminator
+#define DW_AT_GNU_discriminator 0x2136
+#endif
+
+struct dwarf_info {
+	char *file;
+	int fd;
+	Elf *elf;
+	Dwarf *dbg;
+	struct dwarf_func *funcs;	/* sorted by start */
+	size_t nr_funcs, cap_funcs;
+	struct hashmap names;		/* interned strings */
+	/*
+	 * Address ranges of the CUs: clang writes no .debug_aranges, which
+	 * dwarf_addrdie() needs, so the CU of an address is found here.
+	 */
+	struct cu_range {
+		uint64_t start, end;
+		Dwarf_Off die;		/* offset of the CU's DIE */
+	} *cus;
+	size_t nr_cus, cap_cus;
+};
+
+static bool name_is(const void *entry, const void *key)
+{
+	return !strcmp(entry, key);
+}
+
+/* s kept in d (the same pointer for the same string), or "" when memory ran out */
+static const char *intern(struct dwarf_info *d, const char *s)
+{
+	uint64_t h = hash_str(s);
+	char *n = hashmap_get(&d->names, h, name_is, s);
+
+	if (n)
+		return n;
+	n = strdup(s);
+	if (!n || hashmap_put(&d->names, h, n)) {
+		free(n);
+		return "";
+	}
+	return n;
+}
+
+/* The linkage name of a function DIE (through abstract_origin/specification), else its name. */
+static const char *die_name(struct dwarf_info *d, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *s = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))
+		s = dwarf_formstring(&a);
+	if (!s)
+		s = dwarf_diename(die);
+	if (!s && dwarf_attr_integrate(die, DW_AT_name, &a))
+		s = dwarf_formstring(&a);
+	return intern(d, s ? s : "");
+}
+
+static uint32_t die_decl_line(Dwarf_Die *die)
+{
+	int line = 0;
+
+	return dwarf_decl_line(die, &line) == 0 && line > 0 ? (uint32_t)line : 0;
+}
+
+static uint32_t die_udata(Dwarf_Die *die, unsigned name)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word v = 0;
+
+	if (!dwarf_attr(die, name, &a) || dwarf_formudata(&a, &v))
+		return 0;
+	return (uint32_t)v;
+}
+
+static int add_func(struct dwarf_info *d, const struct dwarf_func *f)
+{
+	if (d->nr_funcs == d->cap_funcs) {
+		size_t cap = d->cap_funcs ? 2 * d->cap_funcs : 1024;
+		struct dwarf_func *v = realloc(d->funcs, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		d->funcs = v;
+		d->cap_funcs = cap;
+	}
+	d->funcs[d->nr_funcs++] = *f;
+	return 0;
+}
+
+static int on_func(Dwarf_Die *die, void *arg)
+{
+	struct dwarf_info *d = arg;
+	struct dwarf_func f = { 0 };
+	Dwarf_Addr base, start, end, low;
+	ptrdiff_t off = 0;
+	bool first = true;
+
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
+		if (end <= start)
+			continue;
+		if (first) {
+			f.name = die_name(d, die);
+			f.decl_line = die_decl_line(die);
+			f.entry = dwarf_lowpc(die, &low) == 0 ? low : start;
+			f.die = dwarf_dieoffset(die);
+			first = false;
+		}
+		f.start = start;
+		f.end = end;
+		if (add_func(d, &f))
+			return DWARF_CB_ABORT;
+	}
+	return DWARF_CB_OK;
+}
+
+static int add_cu_ranges(struct dwarf_info *d, Dwarf_Die *cu)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(cu, off, &base, &start, &end)) > 0) {
+		if (end <= start)
+			continue;
+		if (d->nr_cus == d->cap_cus) {
+			size_t cap = d->cap_cus ? 2 * d->cap_cus : 64;
+			struct cu_range *v = realloc(d->cus, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			d->cus = v;
+			d->cap_cus = cap;
+		}
+		d->cus[d->nr_cus++] = (struct cu_range){ start, end, dwarf_dieoffset(cu) };
+	}
+	return 0;
+}
+
+static int cmp_cu(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The CU DIE whose ranges hold addr. */
+static bool cu_of(struct dwarf_info *d, uint64_t addr, Dwarf_Die *cu)
+{
+	size_t i = RANGES_FIND_LAST_LE(d->cus, d->nr_cus, start, addr);
+
+	for (size_t k = 0; i < d->nr_cus && k < 8; k++, i--) {
+		if (addr < d->cus[i].end)
+			return dwarf_offdie(d->dbg, d->cus[i].die, cu) != NULL;
+		if (!i)
+			break;
+	}
+	return dwarf_addrdie(d->dbg, addr, cu) != NULL;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct dwarf_func *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+static bool has_debug_info(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+			return true;
+	}
+	return false;
+}
+
+struct dwarf_info *dwarf_info_open(const char *path, const char *debug_path)
+{
+	const char *file = debug_path ? debug_path : path;
+	struct dwarf_info *d;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	if (!sbx_elf_ready()) {
+		sbx_error(-EINVAL, "libelf: %s", elf_errmsg(-1));
+		errno = EINVAL;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (d)
+		d->fd = -1;
+	if (!d || !(d->file = strdup(file))) {
+		free(d);
+		sbx_error(-ENOMEM, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	d->fd = -1;
+	d->fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (d->fd < 0) {
+		int e = errno;
+
+		sbx_error_errno(-e, "cannot open '%s'", file);
+		dwarf_info_free(d);
+		errno = e;
+		return NULL;
+	}
+	d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
+	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF) {
+		sbx_error(-EINVAL, "'%s' is not an ELF file", file);
+		dwarf_info_free(d);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!has_debug_info(d->elf) || !(d->dbg = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL))) {
+		sbx_error(-ENOENT, "'%s' has no DWARF (build with -g, -gline-tables-only or "
+			  "-fdebug-info-for-profiling, or give its debug file)", file);
+		dwarf_info_free(d);
+		errno = ENOENT;
+		return NULL;
+	}
+	while (dwarf_nextcu(d->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(d->dbg, off + hsize, &cu) &&
+		    (add_cu_ranges(d, &cu) ||
+		     (dwarf_getfuncs(&cu, on_func, d, 0) < 0 && d->nr_funcs == d->cap_funcs))) {
+			sbx_error(-ENOMEM, "out of memory");
+			dwarf_info_free(d);
+			errno = ENOMEM;
+			return NULL;
+		}
+		off = next;
+	}
+	if (d->nr_funcs)
+		qsort(d->funcs, d->nr_funcs, sizeof(*d->funcs), cmp_func);
+	if (d->nr_cus)
+		qsort(d->cus, d->nr_cus, sizeof(*d->cus), cmp_cu);
+	return d;
+}
+
+void dwarf_info_free(struct dwarf_info *d)
+{
+	char *s;
+
+	if (!d)
+		return;
+	if (d->dbg)
+		dwarf_end(d->dbg);
+	if (d->elf)
+		elf_end(d->elf);
+	if (d->fd >= 0)
+		close(d->fd);
+	for (size_t i = 0; (s = hashmap_next(&d->names, &i));)
+		free(s);
+	hashmap_release(&d->names);
+	free(d->funcs);
+	free(d->cus);
+	free(d->file);
+	free(d);
+}
+
+const char *dwarf_info_file(const struct dwarf_info *d)
+{
+	return d->file;
+}
+
+size_t dwarf_info_functions(struct dwarf_info *d, const struct dwarf_func **funcs)
+{
+	*funcs = d->funcs;
+	return d->nr_funcs;
+}
+
+const struct dwarf_func *dwarf_info_function_at(struct dwarf_info *d, uint64_t addr)
+{
+	size_t i = RANGES_FIND_LAST_LE(d->funcs, d->nr_funcs, start, addr);
+
+	/* ranges may nest (a function inside another's range): look back a little */
+	for (size_t k = 0; i < d->nr_funcs && k < 8; k++, i--) {
+		if (addr < d->funcs[i].end)
+			return &d->funcs[i];
+		if (!i)
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * Below die, the chain of inlined subroutines (through lexical blocks) whose
+ * ranges hold addr, outermost first, into chain; returns how many.
+ */
+static size_t inline_chain(Dwarf_Die *die, uint64_t addr, Dwarf_Die *chain, size_t max)
+{
+	Dwarf_Die scope = *die, child;
+	size_t n = 0;
+
+	while (dwarf_child(&scope, &child) == 0) {
+		bool found = false;
+		int tag;
+
+		do {
+			tag = dwarf_tag(&child);
+			if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) &&
+			    dwarf_haspc(&child, addr) > 0) {
+				found = true;
+				break;
+			}
+		} while (dwarf_siblingof(&child, &child) == 0);
+		if (!found)
+			break;
+		if (tag == DW_TAG_inlined_subroutine && n < max)
+			chain[n++] = child;
+		scope = child;
+	}
+	return n;
+}
+
+size_t dwarf_info_frames(struct dwarf_info *d, uint64_t addr, struct dwarf_frame *frames,
+			 size_t max)
+{
+	const struct dwarf_func *fn = dwarf_info_function_at(d, addr);
+	Dwarf_Die cu, sub, chain[64];
+	Dwarf_Line *line;
+	unsigned disc = 0;
+	int lineno = 0;
+	size_t nr_inl, nr;
+
+	if (!max || !fn || !cu_of(d, addr, &cu) || !dwarf_offdie(d->dbg, fn->die, &sub))
+		return 0;
+	/* no line row, or line 0 (compiler-made code): the frames, with line 0 */
+	line = dwarf_getsrc_die(&cu, addr);
+	if (!line || dwarf_lineno(line, &lineno) || lineno < 0)
+		lineno = 0;
+	if (line)
+		dwarf_linediscriminator(line, &disc);
+	nr_inl = inline_chain(&sub, addr, chain, sizeof(chain) / sizeof(*chain) - 1);
+	/*
+	 * Frame 0 is the function itself; frame i+1 the i-th inlined one. A
+	 * frame's line is the call of the next one inside it; the innermost's,
+	 * the address's own line.
+	 */
+	nr = 0;
+	for (size_t i = 0; i <= nr_inl && nr < max; i++) {
+		Dwarf_Die *f = i ? &chain[i - 1] : &sub;
+
+		frames[nr].func = die_name(d, f);
+		frames[nr].func_line = die_decl_line(f);
+		if (i < nr_inl) {
+			frames[nr].line = die_udata(&chain[i], DW_AT_call_line);
+			frames[nr].discriminator = die_udata(&chain[i], DW_AT_GNU_discriminator);
+		} else {
+			frames[nr].line = (uint32_t)lineno;
+			frames[nr].discriminator = disc;
+		}
+		nr++;
+	}
+	return nr;
+}

@@ -1,0 +1,288 @@
+#!/usr/bin/env bats
+# sbx profgen, with perf, llvm-profgen 19, llvm-profdata 14 and 19 and clang
+# as the judges: samples attributed per process as perf report attributes
+# them; branch-stack profiles byte for byte those of llvm-profgen 19; every
+# profile read by llvm-profdata and used by clang.
+
+load test_helper
+
+LLVM19=$(llvm-config-19 --bindir 2>/dev/null || echo /usr/lib/llvm-19/bin)
+PROFGEN19=$LLVM19/llvm-profgen
+PROFDATA19=$LLVM19/llvm-profdata
+PROFDATA14=$(command -v llvm-profdata-14 || echo /usr/lib/llvm-14/bin/llvm-profdata)
+SWLBR=$TOP/build/default/tests/tools/swlbr
+GENLBR=$TOP/build/default/tests/tools/gen-lbr
+W=$WORKLOADS/profgen-loops
+
+setup_file() {
+	command -v perf >/dev/null || return 0
+	D=$BATS_FILE_TMPDIR
+	# the upstream bug's case: two processes of one PIE at once, loop1 ≈ 2/3
+	perf record -q -e cpu-clock -F 999 -o "$D/two.data" -- \
+		sh -c "'$W' 1 300 & '$W' 2 150 & wait" >/dev/null 2>&1 || true
+	# a software LBR trace of the calls mode: loops, calls, inlining, a tail call
+	"$SWLBR" -p 7 -o "$D/lbr.data" -- "$W" calls 300 >/dev/null 2>&1 || true
+}
+
+setup() {
+	command -v perf >/dev/null || skip "perf is not installed"
+	require_perf_events
+	D=$BATS_FILE_TMPDIR
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# "FUNCTION SAMPLES" of perf report -s sym -n for the user symbols of $1
+perf_sym_counts() {
+	perf report --stdio --no-children -n -s sym -i "$1" 2>/dev/null |
+		awk '/^#/ || NF < 4 { next } $3 == "[.]" { print $4, $2 }' | sort
+}
+
+# "FUNCTION TOTAL" of the top-level functions of a text profile
+profile_totals() {
+	awk '/^[^ ]/ { n = split($0, f, ":"); print f[1], f[n - 1] }' "$1" | sort
+}
+
+# Fail unless every function of $1 has the same count in $2 within $3 percent.
+within() {
+	python3 - "$1" "$2" "$3" <<-'EOF'
+	import sys
+	def load(p):
+	    return {l.split()[0]: int(l.split()[1]) for l in open(p) if l.strip()}
+	want, got, pct = load(sys.argv[1]), load(sys.argv[2]), float(sys.argv[3])
+	bad = 0
+	for f, n in want.items():
+	    g = got.get(f, 0)
+	    if abs(g - n) > n * pct / 100:
+	        print(f"{f}: expected {n} (within {pct}%), got {g}")
+	        bad += 1
+	sys.exit(1 if bad else 0)
+	EOF
+}
+
+@test "profgen: two processes of one PIE at once (perf record): every sample in its own function" {
+	[ -s "$D/two.data" ] || { echo "perf record could not record"; return 1; }
+	run -0 --separate-stderr sbx profgen --binary "$W" -o two.prof "$D/two.data"
+	assert_regex "${stderr_lines[-1]}" '^sbx profgen: [0-9]+ samples, [0-9]+ in the profile .* \(IP samples\)$'
+	perf_sym_counts "$D/two.data" | grep -E '^loop[12] ' > perf.counts
+	profile_totals two.prof | grep -E '^loop[12] ' > sbx.counts
+	# about 250 and 130 samples here: the totals are perf's counts (10% allowed)
+	[ "$(wc -l < perf.counts)" -eq 2 ]
+	run -0 within perf.counts sbx.counts 10
+	# and llvm-profgen 19 cannot make a profile from IP samples at all
+	run -1 "$PROFGEN19" --binary="$W" --perfdata="$D/two.data" --output=x.prof
+	assert_output --partial 'Invalid perf script input'
+}
+
+@test "profgen: the same under sbx record, through a pipe" {
+	run -0 bash -c "set -o pipefail; '$SBX' record -q -e cpu-clock -F 999 -o - -- \
+		sh -c \"'$W' 1 300 & '$W' 2 150 & wait\" | tee rec.data | '$SBX' profgen - --binary '$W' -o pipe.prof"
+	perf_sym_counts rec.data | grep -E '^loop[12] ' > perf.counts
+	profile_totals pipe.prof | grep -E '^loop[12] ' > sbx.counts
+	[ "$(wc -l < perf.counts)" -eq 2 ]
+	run -0 within perf.counts sbx.counts 10
+}
+
+@test "profgen: 8 processes of one PIE started one after another: all their samples attributed" {
+	perf record -q -e cpu-clock -F 999 -o eight.data -- \
+		sh -c "for i in 1 2 3 4 5 6 7 8; do '$W' 1 40 & sleep 0.02; done; wait" >/dev/null 2>&1
+	# perf's count for the DSO
+	want=$(perf report --stdio -n -s dso -i eight.data 2>/dev/null |
+		awk '$3 == "profgen-loops" { print $2 }')
+	[ -n "$want" ] && [ "$want" -gt 100 ]
+	run -0 --separate-stderr sbx profgen --json --binary "$W" eight.data
+	got=$(echo "$output" | jq '.used + .left_out["outside any function"] + .left_out["no line"]')
+	assert_equal "$got" "$want"
+	echo "$output" | jq -e '.mode == "ip" and (.functions[0].name == "loop1")'
+}
+
+@test "profgen: without --binary, the executable with the most samples, and the others named" {
+	run -0 --separate-stderr sbx profgen -o auto.prof "$D/two.data"
+	assert_regex "${stderr_lines[0]}" "^sbx profgen: profiling .*/tests/workloads/profgen-loops (\(read from [^)]*\) )?\([0-9]+ samples\)(; other DSOs: .*)?; --binary chooses another$"
+	grep -q '^loop1:' auto.prof
+}
+
+@test "profgen: the profile is IP-only AutoFDO: maxima per line, sums per function, no heads" {
+	run -0 --separate-stderr sbx profgen --binary "$W" -o two.prof "$D/two.data"
+	# loop1:TOTAL:0 — a total, no head samples; body lines at offsets from the declaration
+	run -0 grep -E '^loop1:[0-9]+:0$' two.prof
+	# every body count is at most its function's total
+	python3 - two.prof <<-'EOF'
+	import sys
+	total = None
+	for line in open(sys.argv[1]):
+	    if not line.startswith(" "):
+	        total = int(line.split(":")[-2])
+	    elif line.startswith(" ") and not line.startswith("  "):
+	        n = line.split(": ")[1].split()[0]
+	        if n.isdigit():
+	            assert int(n) <= total, line
+	EOF
+	# --pid keeps one process: only its loop, the other's samples counted as left out
+	pid=$(perf script -i "$D/two.data" -F pid,ip,sym 2>/dev/null | awk '$3 == "loop2" { print $1; exit }')
+	[ -n "$pid" ]
+	run -0 --separate-stderr sbx profgen --binary "$W" --pid "$pid" -o one.prof "$D/two.data"
+	grep -q '^loop2:' one.prof
+	run -1 grep -q '^loop1:' one.prof
+	assert_regex "${stderr_lines[-1]}" '[0-9]+ other pid'
+}
+
+@test "profgen: call chains give call targets at the call sites; --ignore-stack-samples leaves them out" {
+	run -0 --separate-stderr sbx record -q -g -e cpu-clock -F 4000 -o g.data -- "$W" calls 3000000
+	run -0 --separate-stderr sbx profgen --binary "$W" -o g.prof g.data
+	# work calls leaf at one line and tail at another
+	run -0 grep -E '^ [0-9]+(\.[0-9]+)?: [0-9]+ leaf:[0-9]+$' g.prof
+	run -0 grep -E '^ [0-9]+(\.[0-9]+)?: [0-9]+ tail:[0-9]+$' g.prof
+	run -0 --separate-stderr sbx profgen --ignore-stack-samples --binary "$W" -o ng.prof g.data
+	run -1 grep -E ' (leaf|tail):[0-9]+$' ng.prof
+}
+
+@test "profgen: branch stacks: the profile of llvm-profgen 19, byte for byte, from perf.data and perf script" {
+	[ -s "$D/lbr.data" ] || { echo "swlbr could not trace"; return 1; }
+	run -0 "$PROFGEN19" --binary="$W" --perfdata="$D/lbr.data" --output=ref.prof --format=text
+	run -0 --separate-stderr sbx profgen --binary "$W" -o ours.prof "$D/lbr.data"
+	assert_regex "${stderr_lines[-1]}" '\(from branch stacks\)$'
+	run -0 diff ref.prof ours.prof
+	# what it holds: loops, calls into leaf (head samples), the tail call, the inlined mix
+	grep -qE '^leaf:[0-9]+:[1-9][0-9]*$' ours.prof
+	grep -qE '^ [0-9.]+: [0-9]+ leaf:[0-9]+$' ours.prof
+	grep -qE '^ [0-9.]+: mix:[0-9]+$' ours.prof
+	# the same text through perf script
+	perf script -i "$D/lbr.data" -F ip,brstack --show-mmap-events > lbr.script 2>/dev/null
+	run -0 "$PROFGEN19" --binary="$W" --perfscript=lbr.script --output=ref2.prof --format=text
+	run -0 --separate-stderr sbx profgen --binary "$W" --perfscript lbr.script -o ours2.prof
+	run -0 diff ref2.prof ours2.prof
+	run -0 diff ours.prof ours2.prof
+}
+
+@test "profgen: --skip-symbolization writes llvm-profgen's unsymbolized profile; --unsymbolized-profile reads it" {
+	[ -s "$D/lbr.data" ] || { echo "swlbr could not trace"; return 1; }
+	run -0 "$PROFGEN19" --binary="$W" --perfdata="$D/lbr.data" --skip-symbolization --output=ref.raw
+	run -0 --separate-stderr sbx profgen --binary "$W" --skip-symbolization -o ours.raw "$D/lbr.data"
+	run -0 diff ref.raw ours.raw
+	run -0 "$PROFGEN19" --binary="$W" --perfdata="$D/lbr.data" --output=ref.prof --format=text
+	run -0 --separate-stderr sbx profgen --binary "$W" --unsymbolized-profile ours.raw -o back.prof
+	run -0 diff ref.prof back.prof
+	# a damaged one: the line is named
+	sed '2s/.*/oops/' ours.raw > bad.raw
+	run -1 --separate-stderr sbx profgen --binary "$W" --unsymbolized-profile bad.raw -o x.prof
+	assert_regex "$stderr" "bad.raw:2: malformed line 'oops'"
+	[ ! -e x.prof ]
+}
+
+@test "profgen: branch stacks made by hand: heads, call targets and the tail call known in advance" {
+	local work_call tail_jmp
+	work_call=$(objdump -d --no-show-raw-insn "$W" | sed -n '/<work>:/,/^$/p' |
+		awk '/call.*<leaf>/ { sub(":", "", $1); print $1; exit }')
+	tail_jmp=$(objdump -d --no-show-raw-insn "$W" | sed -n '/<tail>:/,/^$/p' |
+		awk '/jmp.*<leaf>/ { sub(":", "", $1); print $1; exit }')
+	work=$(nm "$W" | awk '$3 == "work" { print $1 }')
+	tail=$(nm "$W" | awk '$3 == "tail" { print $1 }')
+	# 3 calls from work into leaf, 2 tail jumps from tail into leaf, 1 entry into main from outside
+	printf '3 work+0x%x>leaf\n2 tail+0x%x>leaf\n1 0x7f0000001000>main\n' \
+		$((0x$work_call - 0x$work)) $((0x$tail_jmp - 0x$tail)) | "$GENLBR" -o hand.data -b "$W"
+	run -0 --separate-stderr sbx profgen --binary "$W" -o hand.prof hand.data
+	# by hand: leaf entered 5 times; main once from outside; each call site its calls
+	run -0 cat hand.prof
+	assert_line 'leaf:0:5'
+	assert_line 'main:0:1'
+	assert_line 'tail:0:0'
+	assert_line 'work:0:0'
+	assert_line --regexp '^ [0-9]+: 2 leaf:2$'
+	assert_line --regexp '^ [0-9]+: 3 leaf:3$'
+	[ "${#lines[@]}" -eq 6 ]
+	# and llvm-profgen 19 agrees
+	run -0 "$PROFGEN19" --binary="$W" --perfdata=hand.data --output=ref.prof --format=text
+	run -0 diff ref.prof hand.prof
+}
+
+@test "profgen: a real LBR recording from another machine, matched by build-id: a symbol-level profile" {
+	local lbr=$DATA/lbr
+	run -0 --separate-stderr sbx profgen --binary "$lbr/propeller_sample_1.bin" -o real.prof \
+		"$lbr/propeller_sample_1.perfdata"
+	assert_regex "$stderr" "has no DWARF for its sampled code"
+	assert_regex "${stderr_lines[-1]}" '^sbx profgen: 3740 samples, 3733 in the profile'
+	run -0 cat real.prof
+	assert_line --regexp '^main:[0-9]+:0$'
+	assert_line --regexp '^compute_flag:[0-9]+:[1-9][0-9]*$'
+	assert_line --regexp '^ 0: [0-9]+ compute_flag:[0-9]+$'
+	run -0 "$PROFDATA19" show --sample real.prof
+}
+
+@test "profgen: llvm-profdata 14 and 19 read the text and extbinary profiles alike" {
+	[ -s "$D/lbr.data" ] || { echo "swlbr could not trace"; return 1; }
+	run -0 --separate-stderr sbx profgen --binary "$W" -o p.txt "$D/lbr.data"
+	run -0 --separate-stderr sbx profgen --binary "$W" --format extbinary -o p.ext "$D/lbr.data"
+	for pd in "$PROFDATA14" "$PROFDATA19"; do
+		run -0 "$pd" show --sample p.txt
+		show_txt=$output
+		run -0 "$pd" show --sample p.ext
+		assert_equal "$output" "$show_txt"
+		# extbinary exactly as llvm-profdata writes it, and back to the same text
+		run -0 "$pd" merge --sample --extbinary p.txt -o ref.ext
+		run -0 cmp ref.ext p.ext
+		run -0 "$pd" merge --sample --text p.ext -o back.txt
+		run -0 diff p.txt back.txt
+	done
+}
+
+@test "profgen: clang -fprofile-sample-use takes the profile: entry counts and branch weights, no warning" {
+	[ -s "$D/lbr.data" ] || { echo "swlbr could not trace"; return 1; }
+	run -0 --separate-stderr sbx profgen --binary "$W" -o p.txt "$D/lbr.data"
+	run -0 --separate-stderr sbx profgen --binary "$W" --format extbinary -o p.ext "$D/lbr.data"
+	for p in p.txt p.ext; do
+		run -0 --separate-stderr clang -O2 -g -fdebug-info-for-profiling \
+			-fprofile-sample-use="$p" -S -emit-llvm -o out.ll "$WORKLOADS/profgen-loops.c"
+		[ -z "$stderr" ] || { echo "clang: $stderr"; return 1; }
+		grep -qE '^define .*@work\(.*!prof ![0-9]+' out.ll
+		grep -qE '!"function_entry_count", i64 [1-9]' out.ll
+		grep -qE '!"branch_weights"' out.ll
+	done
+}
+
+@test "profgen: bad input: one clear error, exit 1, no output file" {
+	run -1 --separate-stderr sbx profgen -o x.prof "$DATA/snippets/add-chain.s"
+	assert_regex "$stderr" "not a perf.data"
+	head -c 3000 "$D/lbr.data" > cut.data
+	run -1 --separate-stderr sbx profgen --binary "$W" -o x.prof cut.data
+	assert_regex "$stderr" "truncated|ends"
+	run -1 --separate-stderr sbx profgen --binary /bin/true -o x.prof "$D/two.data"
+	assert_regex "$stderr" "/bin/true: no sample of the recording falls in it"
+	# a rebuilt binary of the same name: its build-id differs
+	mkdir rebuilt
+	clang -O1 -g -o rebuilt/profgen-loops "$WORKLOADS/profgen-loops.c"
+	run -1 --separate-stderr sbx profgen --binary rebuilt/profgen-loops -o x.prof "$D/two.data"
+	assert_regex "$stderr" "rebuilt/profgen-loops: build-id [0-9a-f]+, but the recording's .*/profgen-loops has build-id [0-9a-f]+ .*--ignore-build-id"
+	# a stripped copy
+	mkdir stripped
+	cp "$W" stripped/ && strip stripped/profgen-loops
+	run -1 --separate-stderr sbx profgen --binary stripped/profgen-loops --ignore-build-id \
+		-o x.prof "$D/two.data"
+	assert_regex "$stderr" "stripped/profgen-loops is stripped"
+	assert_regex "${stderr_lines[-1]}" "no function of stripped/profgen-loops got samples: nothing to write"
+	# an empty recording
+	: | "$GENLBR" -o empty.data -b "$W"
+	run -1 --separate-stderr sbx profgen --binary "$W" -o x.prof empty.data
+	assert_regex "$stderr" "no samples"
+	[ ! -e x.prof ]
+	run -0 ls -A
+	refute_output --partial x.prof
+	refute_output --partial .sbx-tmp-
+	# usage errors
+	run -2 --separate-stderr sbx profgen --format gcc "$D/two.data"
+	assert_regex "$stderr" "--format must be text or extbinary"
+	run -2 --separate-stderr sbx profgen --unsymbolized-profile x.raw "$D/two.data"
+}
+
+@test "profgen: several inputs make one profile: their counts add up" {
+	run -0 --separate-stderr sbx record -q -e cpu-clock -F 999 -o a.data -- "$W" 1 100
+	run -0 --separate-stderr sbx record -q -e cpu-clock -F 999 -o b.data -- "$W" 2 100
+	run -0 --separate-stderr sbx profgen --binary "$W" -o ab.prof a.data b.data
+	grep -q '^loop1:' ab.prof
+	grep -q '^loop2:' ab.prof
+	run -0 --separate-stderr sbx profgen --json --binary "$W" a.data
+	na=$(echo "$output" | jq .samples)
+	run -0 --separate-stderr sbx profgen --json --binary "$W" b.data
+	nb=$(echo "$output" | jq .samples)
+	run -0 --separate-stderr sbx profgen --json --binary "$W" a.data b.data
+	[ "$(echo "$output" | jq .samples)" -eq $((na + nb)) ]
+}
