@@ -78,6 +78,7 @@ enum format { FMT_TEXT, FMT_EXTBINARY };
 /* One input: a perf.data, or perf script text (with a machine of its own). */
 struct input {
 	const char *path;
+	bool progress;			/* stderr is a terminal: show how far it got */
 	bool script;
 	struct perf_input in;		/* perf.data */
 	struct dso_cache *cache;	/* perf script */
@@ -122,7 +123,7 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return machine_process_record(in->in.machine, rec);
 	err = pg_collect(in->c, s);
-	if (!err && isatty(STDERR_FILENO) && !(pg_collector_samples(in->c) % 200000))
+	if (!err && in->progress && !(pg_collector_samples(in->c) % 200000))
 		fprintf(stderr, "\rsbx profgen: %s: %" PRIu64 " samples", in->path,
 			pg_collector_samples(in->c));
 	return err;
@@ -140,6 +141,7 @@ static int read_inputs(struct profgen *g)
 		int ret;
 
 		in->path = g->inputs.items[i];
+		in->progress = isatty(STDERR_FILENO);
 		ret = perf_input_open(&in->in, in->path);
 		if (ret)
 			return ret;
@@ -147,7 +149,7 @@ static int read_inputs(struct profgen *g)
 		if (!in->c)
 			return error("out of memory");
 		ret = perf_input_run(&in->in, on_record, in);
-		if (isatty(STDERR_FILENO) && pg_collector_samples(in->c) >= 200000)
+		if (in->progress && pg_collector_samples(in->c) >= 200000)
 			fputc('\n', stderr);
 		if (ret)
 			return ret;

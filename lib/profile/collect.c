@@ -7,6 +7,7 @@
 #include "profile/collect.h"
 #include "symbol/dso.h"
 #include "util/error.h"
+#include "util/sort.h"
 
 static const char *const reason_names[PG_NR_REASONS] = {
 	[PG_KERNEL] = "kernel",
@@ -78,7 +79,8 @@ struct pg_collector *pg_collector_new(struct machine *m, const struct pg_options
 
 static void dso_release(struct pg_dso *d)
 {
-	hashmap_release(&d->ips);
+	free(d->ip_log);
+	free(d->ips);
 	hashmap_release(&d->stacks);
 	hashmap_release(&d->calls);
 }
@@ -134,29 +136,6 @@ static struct pg_dso *dso_counts(struct pg_collector *c, struct dso *dso)
 		return NULL;
 	c->order[c->nr_dsos++] = d;
 	return d;
-}
-
-static bool count_is(const void *entry, const void *key)
-{
-	const struct pg_count *a = entry, *b = key;
-
-	return a->a == b->a && a->b == b->b;
-}
-
-static int count(struct pg_collector *c, struct hashmap *m, uint64_t a, uint64_t b)
-{
-	struct pg_count key = { a, b, 0 }, *e;
-	uint64_t h = hash_u64(hash_combine(a, b));
-
-	e = hashmap_get(m, h, count_is, &key);
-	if (!e) {
-		e = chunk_alloc(c, sizeof(*e));
-		if (!e || hashmap_put(m, h, e))
-			return -ENOMEM;
-		*e = key;
-	}
-	e->n++;
-	return 0;
 }
 
 static bool name_is(const void *entry, const void *key)
@@ -371,13 +350,70 @@ int pg_collect(struct pg_collector *c, const struct perf_sample *s)
 		d->samples++;
 		if (s->branch_nr)
 			d->lbr_samples++;
-		err = count(c, &d->ips, off, 0);
+		if (d->nr_log == d->cap_log) {
+			size_t cap = d->cap_log ? 2 * d->cap_log : 4096;
+			uint64_t *v = realloc(d->ip_log, cap * sizeof(*v));
+
+			if (!v)
+				return sbx_error(-ENOMEM, "out of memory");
+			d->ip_log = v;
+			d->cap_log = cap;
+		}
+		d->ip_log[d->nr_log++] = off;
 	}
 	if (!err && s->branch_nr)
 		err = collect_branches(c, s->pid, s->branches, s->branch_nr);
 	if (!err && c->opt.use_stack && s->callchain_nr)
 		err = collect_calls(c, s);
 	return err ? sbx_error(-ENOMEM, "out of memory") : 0;
+}
+
+size_t pg_dso_ips(struct pg_dso *d, const struct pg_count **out)
+{
+	size_t n = 0;
+
+	*out = d->ips;
+	if (!d->nr_log)
+		return d->nr_ips;
+	/* the new IPs, sorted, then merged with what was counted before */
+	if (sort_u64(d->ip_log, d->nr_log)) {
+		*out = NULL;
+		return 0;
+	}
+	for (size_t i = 0; i < d->nr_log; i++)
+		n += !i || d->ip_log[i] != d->ip_log[i - 1];
+	{
+		struct pg_count *v = malloc((d->nr_ips + n) * sizeof(*v));
+		size_t a = 0, k = 0;
+
+		if (!v) {
+			*out = NULL;
+			return 0;
+		}
+		for (size_t i = 0; i < d->nr_log;) {
+			uint64_t off = d->ip_log[i], cnt = 0;
+
+			while (i < d->nr_log && d->ip_log[i] == off) {
+				i++;
+				cnt++;
+			}
+			while (a < d->nr_ips && d->ips[a].a < off)
+				v[k++] = d->ips[a++];
+			if (a < d->nr_ips && d->ips[a].a == off)
+				cnt += d->ips[a++].n;
+			v[k++] = (struct pg_count){ off, 0, cnt };
+		}
+		while (a < d->nr_ips)
+			v[k++] = d->ips[a++];
+		free(d->ips);
+		d->ips = v;
+		d->nr_ips = k;
+	}
+	free(d->ip_log);
+	d->ip_log = NULL;
+	d->nr_log = d->cap_log = 0;
+	*out = d->ips;
+	return d->nr_ips;
 }
 
 size_t pg_collector_dsos(const struct pg_collector *c, struct pg_dso *const **dsos)

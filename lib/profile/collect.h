@@ -71,7 +71,11 @@ struct pg_dso {
 	struct dso *dso;
 	uint64_t samples;		/* user samples whose IP is in it */
 	uint64_t lbr_samples;		/* of those, with a branch stack */
-	struct hashmap ips;		/* struct pg_count: a = offset */
+	/* the IP of every sample, as it came (counted by pg_dso_ips()) */
+	uint64_t *ip_log;
+	size_t nr_log, cap_log;
+	struct pg_count *ips;		/* a = offset, n = samples; sorted by offset */
+	size_t nr_ips;
 	struct hashmap stacks;		/* struct pg_stack */
 	struct hashmap calls;		/* struct pg_call */
 };
@@ -97,6 +101,13 @@ int pg_collect(struct pg_collector *c, const struct perf_sample *s);
  */
 int pg_collect_parts(struct pg_collector *c, uint32_t pid, uint8_t cpumode, uint64_t ip,
 		     const struct perf_branch_entry_raw *branches, size_t nr_branches);
+
+/*
+ * The IP counts of d: distinct offsets, ascending, with their samples
+ * (counted once, the first time: a sort, not a hash lookup per sample).
+ * Returns their number (0 also when memory ran out: then *out is NULL).
+ */
+size_t pg_dso_ips(struct pg_dso *d, const struct pg_count **out);
 
 /* The DSOs with counts, in the order they were first hit. */
 size_t pg_collector_dsos(const struct pg_collector *c, struct pg_dso *const **dsos);

@@ -140,21 +140,45 @@ static int cmp_vcount(const void *x, const void *y)
 	return a->b < b->b ? -1 : a->b > b->b;
 }
 
-/* The IP counts of every input in v, by vaddr (sorted, for a stable output). */
+/* The IP counts of every input in v, by vaddr, sorted. */
 static int merge_ips(struct vcounts *v, struct pg_dso *const *d, size_t nr,
 		     const struct binary *b)
 {
-	for (size_t i = 0; i < nr; i++) {
-		struct pg_count *c;
+	bool sorted = true;
+	size_t total = 0, k = 0;
 
-		for (size_t k = 0; (c = hashmap_next(&d[i]->ips, &k));)
-			if (vcounts_add(v, binary_offset_to_vaddr(b, c->a), 0, c->n))
-				return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		const struct pg_count *c;
+
+		total += pg_dso_ips(d[i], &c);
+		if (!c && d[i]->samples)
+			return -ENOMEM;
 	}
-	if (v->nr)
-		qsort(v->all, v->nr, sizeof(*v->all), cmp_vcount);
-	/* the map's pointers went stale with the sort; only the array is used now */
-	hashmap_release(&v->map);
+	v->all = malloc((total ? total : 1) * sizeof(*v->all));
+	if (!v->all)
+		return -ENOMEM;
+	v->cap = total ? total : 1;
+	for (size_t i = 0; i < nr; i++) {
+		const struct pg_count *c;
+		size_t n = pg_dso_ips(d[i], &c);
+
+		for (size_t j = 0; j < n; j++) {
+			uint64_t a = binary_offset_to_vaddr(b, c[j].a);
+
+			sorted &= !k || a >= v->all[k - 1].a;
+			v->all[k++] = (struct vcount){ a, 0, c[j].n };
+		}
+	}
+	/* several inputs (or segments out of order): sorted, equal ones added up */
+	if (!sorted)
+		qsort(v->all, k, sizeof(*v->all), cmp_vcount);
+	v->nr = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (v->nr && v->all[v->nr - 1].a == v->all[i].a)
+			v->all[v->nr - 1].n += v->all[i].n;
+		else
+			v->all[v->nr++] = v->all[i];
+	}
 	return 0;
 }
 

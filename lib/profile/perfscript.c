@@ -253,7 +253,12 @@ int perfscript_read(FILE *f, const char *name, struct machine *m, struct pg_coll
 			rc = mmap_line(r, p, false);
 		else if (strstr(p, "PERF_RECORD_"))
 			continue;	/* other events: nothing to count */
-		else if (*p && strspn(p, "0123456789") == strlen(p)) {
+		else if (p == line && strspn(p, "0123456789") == strlen(p)) {
+			/*
+			 * A count for the next sample: digits at the start of
+			 * a line. perf indents its stack addresses, so an
+			 * indented line of digits is an address.
+			 */
 			if (flush_stack(r))
 				rc = -2;
 			r->repeat = strtoull(p, NULL, 10);

@@ -21,6 +21,30 @@
 #define DW_AT_GNU_discriminator 0x2136
 #endif
 
+#define MAX_INLINE	256
+
+/*
+ * The inlined subroutines of a function, walked once (through lexical
+ * blocks, not into nested functions): one node per range, with what a
+ * frame needs. Frames for an address are then found without libdw.
+ */
+struct inl_node {
+	uint64_t lo, hi;		/* [lo, hi) */
+	int32_t parent;			/* a node of the enclosing inlined subroutine, -1: none */
+	uint32_t depth;
+	const char *name;		/* the inlined function */
+	uint32_t decl_line;
+	uint32_t call_line, call_disc;	/* the call in the enclosing function */
+};
+
+struct inl_tree {
+	uint64_t die;
+	struct inl_node *nodes;
+	size_t nr, cap;
+	bool failed;
+};
+
+
 struct dwarf_info {
 	char *file;
 	int fd;
@@ -29,6 +53,7 @@ struct dwarf_info {
 	struct dwarf_func *funcs;	/* sorted by start */
 	size_t nr_funcs, cap_funcs;
 	struct hashmap names;		/* interned strings */
+	struct hashmap trees;		/* struct inl_tree, by the function's DIE offset */
 	/*
 	 * Address ranges of the CUs: clang writes no .debug_aranges, which
 	 * dwarf_addrdie() needs, so the CU of an address is found here.
@@ -287,6 +312,15 @@ void dwarf_info_free(struct dwarf_info *d)
 	for (size_t i = 0; (s = hashmap_next(&d->names, &i));)
 		free(s);
 	hashmap_release(&d->names);
+	{
+		struct inl_tree *t;
+
+		for (size_t i = 0; (t = hashmap_next(&d->trees, &i));) {
+			free(t->nodes);
+			free(t);
+		}
+		hashmap_release(&d->trees);
+	}
 	free(d->funcs);
 	free(d->cus);
 	free(d->file);
@@ -318,47 +352,97 @@ const struct dwarf_func *dwarf_info_function_at(struct dwarf_info *d, uint64_t a
 	return NULL;
 }
 
-/*
- * Below die, the chain of inlined subroutines (through lexical blocks) whose
- * ranges hold addr, outermost first, into chain; returns how many.
- */
-static size_t inline_chain(Dwarf_Die *die, uint64_t addr, Dwarf_Die *chain, size_t max)
+static bool tree_of(const void *entry, const void *key)
 {
-	Dwarf_Die scope = *die, child;
-	size_t n = 0;
+	return ((const struct inl_tree *)entry)->die == *(const uint64_t *)key;
+}
 
-	while (dwarf_child(&scope, &child) == 0) {
-		bool found = false;
-		int tag;
+static void walk_inlines(struct dwarf_info *d, struct inl_tree *t, Dwarf_Die *scope,
+			 int32_t parent, uint32_t depth)
+{
+	Dwarf_Die child;
 
-		do {
-			tag = dwarf_tag(&child);
-			if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) &&
-			    dwarf_haspc(&child, addr) > 0) {
-				found = true;
-				break;
+	if (depth > 256 || dwarf_child(scope, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+		int32_t first = -1;
+
+		if (tag == DW_TAG_lexical_block) {
+			walk_inlines(d, t, &child, parent, depth);
+			continue;
+		}
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+			struct inl_node *n;
+
+			if (hi <= lo)
+				continue;
+			if (t->nr == t->cap) {
+				size_t cap = t->cap ? 2 * t->cap : 16;
+				struct inl_node *v = realloc(t->nodes, cap * sizeof(*v));
+
+				if (!v) {
+					t->failed = true;
+					return;
+				}
+				t->nodes = v;
+				t->cap = cap;
 			}
-		} while (dwarf_siblingof(&child, &child) == 0);
-		if (!found)
-			break;
-		if (tag == DW_TAG_inlined_subroutine && n < max)
-			chain[n++] = child;
-		scope = child;
+			n = &t->nodes[t->nr];
+			*n = (struct inl_node){ lo, hi, parent, depth + 1, NULL, 0,
+						die_udata(&child, DW_AT_call_line),
+						die_udata(&child, DW_AT_GNU_discriminator) };
+			if (first < 0) {
+				n->name = die_name(d, &child);
+				n->decl_line = die_decl_line(&child);
+				first = (int32_t)t->nr;
+			} else {
+				n->name = t->nodes[first].name;
+				n->decl_line = t->nodes[first].decl_line;
+			}
+			t->nr++;
+		}
+		if (first >= 0)
+			walk_inlines(d, t, &child, first, depth + 1);
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+/* The inline tree of the function whose DIE is at off, walked on first use. */
+static struct inl_tree *inline_tree(struct dwarf_info *d, uint64_t off)
+{
+	struct inl_tree *t = hashmap_get(&d->trees, hash_u64(off), tree_of, &off);
+	Dwarf_Die die;
+
+	if (t)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t || hashmap_put(&d->trees, hash_u64(off), t)) {
+		free(t);
+		return NULL;
 	}
-	return n;
+	t->die = off;
+	if (dwarf_offdie(d->dbg, off, &die))
+		walk_inlines(d, t, &die, -1, 0);
+	return t;
 }
 
 size_t dwarf_info_frames(struct dwarf_info *d, uint64_t addr, struct dwarf_frame *frames,
 			 size_t max)
 {
 	const struct dwarf_func *fn = dwarf_info_function_at(d, addr);
-	Dwarf_Die cu, sub, chain[64];
+	struct inl_tree *t;
+	const struct inl_node *chain[MAX_INLINE], *inner = NULL;
+	Dwarf_Die cu;
 	Dwarf_Line *line;
 	unsigned disc = 0;
 	int lineno = 0;
-	size_t nr_inl, nr;
+	size_t nr_inl = 0, nr = 0;
 
-	if (!max || !fn || !cu_of(d, addr, &cu) || !dwarf_offdie(d->dbg, fn->die, &sub))
+	if (!max || !fn || !(t = inline_tree(d, fn->die)) || !cu_of(d, addr, &cu))
 		return 0;
 	/* no line row, or line 0 (compiler-made code): the frames, with line 0 */
 	line = dwarf_getsrc_die(&cu, addr);
@@ -366,26 +450,32 @@ size_t dwarf_info_frames(struct dwarf_info *d, uint64_t addr, struct dwarf_frame
 		lineno = 0;
 	if (line)
 		dwarf_linediscriminator(line, &disc);
-	nr_inl = inline_chain(&sub, addr, chain, sizeof(chain) / sizeof(*chain) - 1);
+	/* the innermost inlined subroutine holding addr, then its parents */
+	for (size_t i = 0; i < t->nr; i++)
+		if (addr >= t->nodes[i].lo && addr < t->nodes[i].hi &&
+		    (!inner || t->nodes[i].depth > inner->depth))
+			inner = &t->nodes[i];
+	for (const struct inl_node *n = inner; n && nr_inl < MAX_INLINE;
+	     n = n->parent >= 0 ? &t->nodes[n->parent] : NULL)
+		chain[nr_inl++] = n;
 	/*
-	 * Frame 0 is the function itself; frame i+1 the i-th inlined one. A
-	 * frame's line is the call of the next one inside it; the innermost's,
-	 * the address's own line.
+	 * Frame 0 is the function itself; then the inlined ones, outermost
+	 * first. A frame's line is the call of the next one inside it; the
+	 * innermost's, the address's own line.
 	 */
-	nr = 0;
-	for (size_t i = 0; i <= nr_inl && nr < max; i++) {
-		Dwarf_Die *f = i ? &chain[i - 1] : &sub;
-
-		frames[nr].func = die_name(d, f);
-		frames[nr].func_line = die_decl_line(f);
-		if (i < nr_inl) {
-			frames[nr].line = die_udata(&chain[i], DW_AT_call_line);
-			frames[nr].discriminator = die_udata(&chain[i], DW_AT_GNU_discriminator);
-		} else {
-			frames[nr].line = (uint32_t)lineno;
-			frames[nr].discriminator = disc;
-		}
+	frames[nr].func = fn->name;
+	frames[nr].func_line = fn->decl_line;
+	nr++;
+	for (size_t i = nr_inl; i-- > 0 && nr < max;) {
+		frames[nr - 1].line = chain[i]->call_line;
+		frames[nr - 1].discriminator = chain[i]->call_disc;
+		frames[nr].func = chain[i]->name;
+		frames[nr].func_line = chain[i]->decl_line;
 		nr++;
 	}
+	if (nr == max && nr_inl + 1 > max)
+		return nr;	/* deeper than max: the innermost frames are gone */
+	frames[nr - 1].line = (uint32_t)lineno;
+	frames[nr - 1].discriminator = disc;
 	return nr;
 }

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# What an sbx profgen profile is worth to clang, on a real program this project
+# did not write: SQLite (the amalgamation that the better-sqlite3 npm package
+# ships), driven by scripts/bench/sqlite-workload.c (inserts, an index, GROUP BY,
+# LIKE, ORDER BY, UPDATE, DELETE on a fixed pseudo-random data set).
+#
+#   scripts/bench/profgen-pgo.sh [RUNS]     default 5 timed runs of each build
+#
+# Builds, all with clang -O2 -g -fdebug-info-for-profiling:
+#   base     no profile
+#   sample   -fprofile-sample-use with sbx profgen's profile of IP-only samples
+#            (sbx record, no branch stacks: what a VM gives)
+#   sample-g the same from sbx record -g (call chains add call targets)
+#   instr    instrumented PGO (-fprofile-instr-generate, then -use): the upper bound
+# then runs them interleaved and prints the minimum time of each, and the share
+# of instr's gain over base that each sample profile recovers.
+set -eu
+cd "$(dirname "$0")/../.."
+RUNS=${1:-5}
+SBX=${SBX:-./sbx}
+CC=${CC:-clang}
+PROFDATA=${PROFDATA:-$(command -v llvm-profdata-14 || command -v llvm-profdata)}
+work=build/bench/pgo
+mkdir -p "$work"
+
+[ -x "$SBX" ] || { echo "profgen-pgo.sh: build sbx first (make)" >&2; exit 1; }
+if [ ! -f "$work/sqlite3.c" ]; then
+	echo "profgen-pgo.sh: fetching SQLite (npm pack better-sqlite3@12.11.1)" >&2
+	(cd "$work" && npm pack --silent better-sqlite3@12.11.1 >/dev/null &&
+		tar xzf better-sqlite3-12.11.1.tgz package/deps/sqlite3 &&
+		cp package/deps/sqlite3/sqlite3.[ch] . && rm -rf package better-sqlite3-12.11.1.tgz)
+fi
+FLAGS=(-O2 -g -fdebug-info-for-profiling -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION
+	-I"$work")
+SRC=("$work/sqlite3.c" scripts/bench/sqlite-workload.c)
+
+build() {	# NAME EXTRA-FLAGS...
+	local name=$1
+	shift
+	echo "profgen-pgo.sh: building $name" >&2
+	"$CC" "${FLAGS[@]}" "$@" -o "$work/$name" "${SRC[@]}" -lm
+}
+
+# the profiles: IP-only samples of three runs of the base build, with and without -g
+build base
+for i in 1 2 3; do
+	"$SBX" record -q -F 4000 -o "$work/ip$i.data" -- "$work/base" >/dev/null
+	"$SBX" record -q -g -F 4000 -o "$work/g$i.data" -- "$work/base" >/dev/null
+done
+"$SBX" profgen --binary "$work/base" -o "$work/ip.prof" "$work"/ip[123].data
+"$SBX" profgen --binary "$work/base" -o "$work/g.prof" "$work"/g[123].data
+build sample -fprofile-sample-use="$work/ip.prof"
+build sample-g -fprofile-sample-use="$work/g.prof"
+build instr-gen -fprofile-instr-generate="$work/instr-%p.profraw"
+rm -f "$work"/instr-*.profraw
+"$work/instr-gen" >/dev/null
+"$PROFDATA" merge -o "$work/instr.profdata" "$work"/instr-*.profraw
+build instr -fprofile-instr-use="$work/instr.profdata"
+
+# interleaved runs: the machine's drift hits every build alike
+declare -A best
+for b in base sample sample-g instr; do best[$b]=999; done
+for ((r = 0; r < RUNS; r++)); do
+	for b in base sample sample-g instr; do
+		s=$(date +%s.%N)
+		"$work/$b" >/dev/null
+		e=$(date +%s.%N)
+		t=$(echo "$e - $s" | bc)
+		best[$b]=$(echo "if ($t < ${best[$b]}) $t else ${best[$b]}" | bc)
+	done
+done
+printf '%-10s %8s\n' build "min (s)"
+for b in base sample sample-g instr; do
+	printf '%-10s %8.3f\n' "$b" "${best[$b]}"
+done
+for b in sample sample-g; do
+	echo "$b recovers $(echo "scale=1; 100 * (${best[base]} - ${best[$b]}) / (${best[base]} - ${best[instr]})" | bc)% of instr's gain (base $(echo "scale=1; 100 * (${best[base]} - ${best[instr]}) / ${best[base]}" | bc)% faster with instr)"
+done
