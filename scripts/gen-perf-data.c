@@ -138,9 +138,14 @@ int main(int argc, char **argv)
 	for (uint64_t r0 = 0; r0 < n; r0 += 10000) {
 		for (uint32_t cpu = 0; cpu < 2; cpu++) {
 			for (uint64_t i = r0 + cpu; i < n && i < r0 + 10000; i += 2) {
-				/* skewed: half the samples in 1/64 of the functions */
+				/*
+				 * skewed: half the samples in 1/64 of the functions,
+				 * every 64th in address order (not the first ones:
+				 * the PLT and _init of an executable)
+				 */
 				uint64_t r = next_rand();
-				size_t k = (r & 1) ? (r >> 8) % (t->nr / 64 + 1) : (r >> 8) % t->nr;
+				size_t k = (r & 1) ? (r >> 8) % (t->nr / 64 + 1) * 64 % t->nr
+						   : (r >> 8) % t->nr;
 				const struct symbol *sym = &t->syms[k];
 				int p = (r >> 40) % NPROC;
 

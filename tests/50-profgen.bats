@@ -127,7 +127,9 @@ within() {
 }
 
 @test "profgen: call chains give call targets at the call sites; --ignore-stack-samples leaves them out" {
-	run -0 --separate-stderr sbx record -q -g -e cpu-clock -F 4000 -o g.data -- "$W" calls 3000000
+	# 100M iterations, some 0.4 s: over 1,000 samples, a fifth of them under tail (46
+	# samples at 3M let a run see none)
+	run -0 --separate-stderr sbx record -q -g -e cpu-clock -F 4000 -o g.data -- "$W" calls 100000000
 	run -0 --separate-stderr sbx profgen --binary "$W" -o g.prof g.data
 	# work calls leaf at one line and tail at another
 	run -0 grep -E '^ [0-9]+(\.[0-9]+)?: [0-9]+ leaf:[0-9]+$' g.prof

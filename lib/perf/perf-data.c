@@ -39,6 +39,7 @@ struct perf_data {
 	bool map_owned;		/* map is a malloc'ed copy */
 	/* position in the data */
 	uint64_t pos, data_end;
+	uint64_t released;	/* pages before this offset were given back (madvise) */
 	uint8_t *rbuf;		/* stream: the current record */
 	size_t rbuf_size;
 	bool eof;
@@ -880,6 +881,23 @@ bool perf_data_records_stable(const struct perf_data *d)
 {
 	/* decompressed records live in a buffer that the next COMPRESSED one refills */
 	return !d->stream && !d->pipe && !d->feat[HEADER_COMPRESSED].buf;
+}
+
+void perf_data_release_before(struct perf_data *d, const struct perf_event_header *rec)
+{
+	const uint8_t *p = (const uint8_t *)rec;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t start, end;
+
+	if (!d->mapped || d->swap || d->pipe || page <= 0 || p < d->map || p >= d->map + d->map_len)
+		return;
+	/* whole pages only, from the first one the reader is done with */
+	start = (d->released + (uint64_t)page - 1) & ~((uint64_t)page - 1);
+	end = (uint64_t)(p - d->map) & ~((uint64_t)page - 1);
+	if (end <= start)
+		return;
+	madvise(d->map + start, end - start, MADV_DONTNEED);
+	d->released = end;
 }
 
 uint64_t perf_data_nr_unknown(const struct perf_data *d)

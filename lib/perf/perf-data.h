@@ -190,6 +190,16 @@ int perf_data_next(struct perf_data *d, const struct perf_event_header **rec);
  */
 bool perf_data_records_stable(const struct perf_data *d);
 
+/*
+ * Let the kernel drop the resident pages of a mapped file's data before
+ * rec (a record perf_data_next() handed out): the reader is past them. A
+ * page touched again is read again from the file, the same bytes, so every
+ * record stays valid; only the resident size of a large file stays bounded.
+ * Nothing happens for a stream, a pipe-mode or a byte-swapped file (whose
+ * pages were written), or a rec outside the mapping.
+ */
+void perf_data_release_before(struct perf_data *d, const struct perf_event_header *rec);
+
 /* Records of unknown type seen so far. */
 uint64_t perf_data_nr_unknown(const struct perf_data *d);
 

@@ -25,6 +25,7 @@ struct session {
 	uint64_t max_time;		/* newest time queued */
 	uint64_t next_flush;		/* flush limit of the next round */
 	uint64_t last_time;		/* newest time delivered */
+	const struct perf_event_header *prev_round;	/* the last FINISHED_ROUND */
 	struct session_stats stats;
 };
 
@@ -221,6 +222,14 @@ int session_run(struct session *s, session_fn fn, void *ctx)
 			if (err)
 				return err;
 			s->next_flush = s->max_time;
+			/*
+			 * what is still queued came after the round before
+			 * (older records were delivered): the file before it
+			 * is read
+			 */
+			if (s->prev_round && !s->copy)
+				perf_data_release_before(s->data, s->prev_round);
+			s->prev_round = rec;
 			continue;
 		}
 		t = record_time(s, rec);

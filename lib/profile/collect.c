@@ -232,35 +232,50 @@ static int collect_branches(struct pg_collector *c, uint32_t pid,
 			    const struct perf_branch_entry_raw *br, size_t nr)
 {
 	const uint8_t mode = PERF_RECORD_MISC_CPUMODE_UNKNOWN;	/* by the address */
-	struct map *maps[2 * MAX_BRANCHES];
+	struct dso *dsos[2 * MAX_BRANCHES];	/* of each end; NULL: none */
+	struct dso *distinct[2 * MAX_BRANCHES];
 	uint64_t offs[2 * MAX_BRANCHES];
 	union {
 		struct pg_stack s;
 		uint64_t q[1 + 1 + 2 * MAX_BRANCHES];
 	} key;
 	uint64_t *ends = key.s.ends;
+	struct map *last = NULL;
+	size_t nr_distinct = 0;
 
 	if (nr > MAX_BRANCHES)
 		nr = MAX_BRANCHES;
-	for (size_t i = 0; i < nr; i++) {
-		maps[2 * i] = locate(c, pid, mode, br[i].from, &offs[2 * i]);
-		maps[2 * i + 1] = locate(c, pid, mode, br[i].to, &offs[2 * i + 1]);
-	}
 	for (size_t i = 0; i < 2 * nr; i++) {
-		struct dso *dso = maps[i] ? maps[i]->dso : NULL;
-		struct pg_dso *d;
-		bool seen = false;
+		uint64_t addr = i & 1 ? br[i / 2].to : br[i / 2].from;
+		struct map *m;
 
-		/* once per DSO: at its first end in the stack */
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = maps[k] && maps[k]->dso == dso;
-		if (!dso || seen)
+		/* most ends are in the map of the one before: maps do not overlap */
+		if (last && addr >= last->start && addr < last->end) {
+			m = last;
+			offs[i] = addr - m->start + m->pgoff;
+		} else {
+			m = locate(c, pid, mode, addr, &offs[i]);
+			last = m ? m : last;
+		}
+		dsos[i] = m ? m->dso : NULL;
+		if (!dsos[i])
 			continue;
-		d = dso_counts(c, dso);
+		{
+			size_t k = 0;
+
+			while (k < nr_distinct && distinct[k] != dsos[i])
+				k++;
+			if (k == nr_distinct)
+				distinct[nr_distinct++] = dsos[i];
+		}
+	}
+	for (size_t j = 0; j < nr_distinct; j++) {
+		struct pg_dso *d = dso_counts(c, distinct[j]);
+
 		if (!d)
 			return -ENOMEM;
 		for (size_t k = 0; k < 2 * nr; k++)
-			ends[k] = maps[k] && maps[k]->dso == dso ? offs[k] : PG_EXTERNAL;
+			ends[k] = dsos[k] == distinct[j] ? offs[k] : PG_EXTERNAL;
 		if (count_stack(c, d, ends, (uint32_t)nr, &key.s))
 			return -ENOMEM;
 	}

@@ -356,8 +356,9 @@ struct frange {
 
 struct lbr {
 	const struct binary *b;
-	struct insn *insns;		/* every instruction, sorted */
+	struct insn *insns;		/* the instructions of the regions disassembled, sorted */
 	size_t nr_insns, cap_insns;
+	bool *disassembled;		/* per code region of b (code_starts) */
 	struct bfunc *funcs;
 	size_t nr_funcs;
 	struct frange *franges;		/* sorted by start; for a start, the first wins */
@@ -381,13 +382,32 @@ static int add_insn(struct lbr *l, uint64_t addr, uint16_t size, bool uncond)
 	return 0;
 }
 
-static int disassemble_all(struct lbr *l)
+static int cmp_insn(const void *a, const void *b)
+{
+	const struct insn *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * Disassemble the code regions of b (its functions, by .symtab) marked in
+ * want and not yet done, then sort the instructions again. Only the
+ * regions a profile touches are read: a large binary's other functions cost
+ * nothing.
+ */
+static int disassemble(struct lbr *l, const bool *want)
 {
 	const struct binary *b = l->b;
+	size_t before = l->nr_insns;
 	cs_insn *in;
 	csh cs;
 	int err = 0;
 
+	if (!l->disassembled && b->nr_code_starts) {
+		l->disassembled = calloc(b->nr_code_starts, sizeof(*l->disassembled));
+		if (!l->disassembled)
+			return -ENOMEM;
+	}
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return sbx_error(-EINVAL, "capstone cannot disassemble x86-64");
 	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
@@ -399,8 +419,12 @@ static int disassemble_all(struct lbr *l)
 	for (size_t i = 0; i < b->nr_code_starts && !err; i++) {
 		uint64_t addr = b->code_starts[i], end = b->code_ends[i];
 		size_t avail;
-		const uint8_t *code = binary_code(b, addr, &avail);
+		const uint8_t *code;
 
+		if ((want && !want[i]) || l->disassembled[i])
+			continue;
+		l->disassembled[i] = true;
+		code = binary_code(b, addr, &avail);
 		if (!code)
 			continue;
 		if (avail > end - addr)
@@ -428,14 +452,22 @@ static int disassemble_all(struct lbr *l)
 	}
 	cs_free(in, 1);
 	cs_close(&cs);
+	if (!err && l->nr_insns != before)
+		qsort(l->insns, l->nr_insns, sizeof(*l->insns), cmp_insn);
 	return err;
 }
 
-static int cmp_insn(const void *a, const void *b)
+/* Mark the code regions that overlap [start, end]. */
+static void mark_regions(const struct binary *b, bool *want, uint64_t start, uint64_t end)
 {
-	const struct insn *x = a, *y = b;
+	size_t i = ranges_find_last_le(b->code_starts, b->nr_code_starts, sizeof(*b->code_starts),
+				       0, start);
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (i == b->nr_code_starts)
+		i = 0;
+	for (; i < b->nr_code_starts && b->code_starts[i] <= end; i++)
+		if (b->code_ends[i] > start)
+			want[i] = true;
 }
 
 /* The instruction at addr, exactly, or NULL. */
@@ -610,6 +642,78 @@ static size_t lbr_frames(const struct lbr *l, uint64_t addr, struct dwarf_frame 
 	return 1;
 }
 
+/*
+ * A stack's entries as vaddrs, oldest last, an end that is not an
+ * instruction of the binary made EXTERNAL and entries with neither end in
+ * it left out: computeCounterFromLBR's input. Returns how many.
+ */
+static size_t stack_entries(const struct lbr *l, const struct pg_stack *s, uint64_t *src,
+			    uint64_t *dst)
+{
+	size_t n = 0;
+
+	for (uint32_t e = 0; e < s->nr && n < MAX_BRANCH_ENTRIES; e++) {
+		uint64_t a = s->ends[2 * e], b = s->ends[2 * e + 1];
+
+		a = a == PG_EXTERNAL ? EXTERNAL : binary_offset_to_vaddr(l->b, a);
+		b = b == PG_EXTERNAL ? EXTERNAL : binary_offset_to_vaddr(l->b, b);
+		if (!is_code(l, a))
+			a = EXTERNAL;
+		if (!is_code(l, b))
+			b = EXTERNAL;
+		if (a == EXTERNAL && b == EXTERNAL)
+			continue;
+		src[n] = a;
+		dst[n++] = b;
+	}
+	return n;
+}
+
+/*
+ * Disassemble what the stacks need: first the regions of their ends (then
+ * is_code is exact), then those the ranges between them cross.
+ */
+static int disassemble_stacks(struct lbr *l, struct pg_dso *const *d, size_t nr)
+{
+	const struct binary *b = l->b;
+	uint64_t src[MAX_BRANCH_ENTRIES], dst[MAX_BRANCH_ENTRIES];
+	bool *want;
+	int err;
+
+	if (!b->nr_code_starts)
+		return 0;
+	want = calloc(b->nr_code_starts, sizeof(*want));
+	if (!want)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		struct pg_stack *s;
+
+		for (size_t k = 0; (s = hashmap_next(&d[i]->stacks, &k));)
+			for (uint32_t e = 0; e < 2 * s->nr; e++)
+				if (s->ends[e] != PG_EXTERNAL) {
+					uint64_t v = binary_offset_to_vaddr(b, s->ends[e]);
+
+					mark_regions(b, want, v, v);
+				}
+	}
+	err = disassemble(l, want);
+	for (size_t i = 0; i < nr && !err; i++) {
+		struct pg_stack *s;
+
+		for (size_t k = 0; (s = hashmap_next(&d[i]->stacks, &k));) {
+			size_t n = stack_entries(l, s, src, dst);
+
+			for (size_t e = 1; e < n; e++)
+				if (dst[e] != EXTERNAL && src[e - 1] != EXTERNAL && dst[e] <= src[e - 1])
+					mark_regions(b, want, dst[e], src[e - 1]);
+		}
+	}
+	if (!err)
+		err = disassemble(l, want);
+	free(want);
+	return err;
+}
+
 /* computeCounterFromLBR on every stack of every input. */
 static int count_stacks(struct lbr *l, struct pg_dso *const *d, size_t nr,
 			struct pg_generate_stats *st)
@@ -620,23 +724,9 @@ static int count_stacks(struct lbr *l, struct pg_dso *const *d, size_t nr,
 		struct pg_stack *s;
 
 		for (size_t k = 0; (s = hashmap_next(&d[i]->stacks, &k));) {
-			size_t n = 0;
+			size_t n = stack_entries(l, s, src, dst);
 			uint64_t end = 0;
 
-			for (uint32_t e = 0; e < s->nr && n < MAX_BRANCH_ENTRIES; e++) {
-				uint64_t a = s->ends[2 * e], b = s->ends[2 * e + 1];
-
-				a = a == PG_EXTERNAL ? EXTERNAL : binary_offset_to_vaddr(l->b, a);
-				b = b == PG_EXTERNAL ? EXTERNAL : binary_offset_to_vaddr(l->b, b);
-				if (!is_code(l, a))
-					a = EXTERNAL;
-				if (!is_code(l, b))
-					b = EXTERNAL;
-				if (a == EXTERNAL && b == EXTERNAL)
-					continue;
-				src[n] = a;
-				dst[n++] = b;
-			}
 			for (size_t e = 0; e < n; e++) {
 				if (is_code(l, dst[e])) {
 					if (vcounts_add(&l->branches, src[e], dst[e], s->n))
@@ -888,6 +978,7 @@ static void lbr_release(struct lbr *l)
 	free(l->funcs);
 	free(l->franges);
 	free(l->insns);
+	free(l->disassembled);
 	vcounts_release(&l->ranges);
 	vcounts_release(&l->branches);
 }
@@ -899,9 +990,7 @@ static int lbr_init(struct lbr *l, struct pg_dso *const *d, size_t nr, const str
 
 	memset(l, 0, sizeof(*l));
 	l->b = b;
-	err = disassemble_all(l);
-	if (!err && l->nr_insns)
-		qsort(l->insns, l->nr_insns, sizeof(*l->insns), cmp_insn);
+	err = disassemble_stacks(l, d, nr);
 	if (!err)
 		err = load_functions(l);
 	if (!err)
@@ -1030,9 +1119,7 @@ int pg_generate_unsymbolized(struct sample_profile *p, FILE *f, const char *name
 	st->symbols_only = !b->dwarf;
 	memset(&l, 0, sizeof(l));
 	l.b = b;
-	err = disassemble_all(&l);
-	if (!err && l.nr_insns)
-		qsort(l.insns, l.nr_insns, sizeof(*l.insns), cmp_insn);
+	err = disassemble(&l, NULL);	/* the ranges are not known before they are read */
 	if (!err)
 		err = load_functions(&l);
 	if (err) {

@@ -2,6 +2,7 @@
 /* Open-addressing hash table of entry pointers (see hashmap.h). */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/hashmap.h"
 
@@ -98,18 +99,20 @@ void hashmap_release(struct hashmap *m)
 uint64_t hash_bytes(const void *p, size_t len)
 {
 	const unsigned char *c = p;
-	uint64_t h = 1469598103934665603ULL;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w = 0;
 
-	while (len--)
-		h = (h ^ *c++) * 1099511628211ULL;
-	return hash_u64(h);
+	/* a word at a time (branch stacks are hundreds of bytes), then the tail */
+	for (; len >= 8; c += 8, len -= 8) {
+		memcpy(&w, c, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 29;
+	}
+	w = 0;
+	memcpy(&w, c, len);
+	return hash_u64(h ^ w);
 }
 
 uint64_t hash_str(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return hash_u64(h);
+	return hash_bytes(s, strlen(s));
 }

@@ -18,28 +18,14 @@ set -eu
 cd "$(dirname "$0")/../.."
 RUNS=${1:-5}
 SBX=${SBX:-./sbx}
-CC=${CC:-clang}
 PROFDATA=${PROFDATA:-$(command -v llvm-profdata-14 || command -v llvm-profdata)}
 work=build/bench/pgo
 mkdir -p "$work"
 
 [ -x "$SBX" ] || { echo "profgen-pgo.sh: build sbx first (make)" >&2; exit 1; }
-if [ ! -f "$work/sqlite3.c" ]; then
-	echo "profgen-pgo.sh: fetching SQLite (npm pack better-sqlite3@12.11.1)" >&2
-	(cd "$work" && npm pack --silent better-sqlite3@12.11.1 >/dev/null &&
-		tar xzf better-sqlite3-12.11.1.tgz package/deps/sqlite3 &&
-		cp package/deps/sqlite3/sqlite3.[ch] . && rm -rf package better-sqlite3-12.11.1.tgz)
-fi
-FLAGS=(-O2 -g -fdebug-info-for-profiling -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION
-	-I"$work")
-SRC=("$work/sqlite3.c" scripts/bench/sqlite-workload.c)
-
-build() {	# NAME EXTRA-FLAGS...
-	local name=$1
-	shift
-	echo "profgen-pgo.sh: building $name" >&2
-	"$CC" "${FLAGS[@]}" "$@" -o "$work/$name" "${SRC[@]}" -lm
-}
+# shellcheck source=scripts/bench/sqlite.sh
+. scripts/bench/sqlite.sh
+build() { sqlite_build "$@"; }
 
 # the profiles: IP-only samples of three runs of the base build, with and without -g
 build base

@@ -1,25 +1,31 @@
 // SPDX-License-Identifier: MIT
 /*
- * swlbr [-p PERIOD] [-n DEPTH] [-s SYMBOL] -o OUT -- CMD [ARGS...]: a software LBR for
+ * swlbr [-p PERIOD] [-n DEPTH] [-s SYMBOL] [-N MAX] [-r REPEAT] -o OUT -- CMD [ARGS...]:
+ * a software LBR for
  * the tests of sbx profgen on machines without one. It runs CMD under
  * ptrace, one instruction at a time, notes every taken branch of the user
  * code (an instruction after which the next one is not the one that
  * follows it), and every PERIOD taken branches writes a SAMPLE with the
  * last DEPTH branches, newest first, as perf record -b would on a machine
  * with LBR. OUT is a perf.data (the sbx writer) with the process's COMM,
- * its executable maps as MMAP2 records, the samples, its EXIT and the
- * build-ids: what perf script, llvm-profgen and sbx profgen read.
+ * its executable maps as MMAP2 records (at main, and those mapped later at
+ * the exit), the samples in rounds, its EXIT and the build-ids: what perf
+ * script, llvm-profgen and sbx profgen read.
  *
  * The trace is exact (no skid, no missed branch) and deterministic for a
  * deterministic program. It is slow (in a VM, some 10,000 instructions a
  * second), so it starts at SYMBOL of CMD's executable (default main: not
  * the dynamic loader's start-up) and CMD should be small. Defaults: PERIOD
  * 997, DEPTH 32.
+ *
+ * For benchmarks: -N stops the trace (and kills CMD) after MAX samples, and
+ * -r writes each sample REPEAT times, a large input from a short trace.
  */
 #include <capstone/capstone.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +162,7 @@ static bool run_to(const char *symbol)
 static struct perf_sample_layout layout;
 static struct perf_data_writer *w;
 static uint64_t now = 1000000;
+static uint64_t nr_samples;
 
 static void put(const void *rec)
 {
@@ -166,7 +173,24 @@ static void put(const void *rec)
 	}
 }
 
-/* The executable maps of the child as MMAP2 records, and the build-ids of their files. */
+/* maps written already (start addresses): at main, then the new ones at the exit */
+static uint64_t written[256];
+static size_t nr_written;
+
+static bool map_written(uint64_t start)
+{
+	for (size_t i = 0; i < nr_written; i++)
+		if (written[i] == start)
+			return true;
+	if (nr_written < sizeof(written) / sizeof(*written))
+		written[nr_written++] = start;
+	return false;
+}
+
+/*
+ * The executable maps of the child not written yet as MMAP2 records at the
+ * current time, and the build-ids of their files.
+ */
 static void write_maps(void **bid, size_t *bid_len)
 {
 	char path[64], *line = NULL;
@@ -183,16 +207,16 @@ static void write_maps(void **bid, size_t *bid_len)
 		char perms[8];
 		int n = 0;
 		uint64_t rec[600];
-		/* written at the exit, timed before every sample: the session orders them */
 		struct perf_sample id = { .pid = (uint32_t)child, .tid = (uint32_t)child,
-					  .time = 999999 };
+					  .time = now };
 		struct perf_rec_mmap m = { .misc = PERF_RECORD_MISC_USER, .mmap2 = true };
 		struct perf_rec_build_id b = { .misc = PERF_RECORD_MISC_USER, .pid = -1 };
 		size_t size;
 
 		line[strcspn(line, "\n")] = 0;
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff,
-			   &maj, &min, &ino, &n) < 7 || perms[2] != 'x' || !line[n])
+			   &maj, &min, &ino, &n) < 7 || perms[2] != 'x' || !line[n] ||
+		    map_written(start))
 			continue;
 		m.pid = m.tid = (uint32_t)child;
 		m.start = start;
@@ -248,12 +272,19 @@ static void write_sample(uint64_t ip, const struct perf_branch_entry_raw *ring, 
 	h.size = (uint16_t)(k * 8);
 	memcpy(rec, &h, 8);
 	put(rec);
+	/* rounds, as perf record writes them: a reader need not hold the whole file */
+	if (++nr_samples % 1024 == 0) {
+		struct perf_event_header round = { PERF_RECORD_FINISHED_ROUND, 0, 8 };
+
+		put(&round);
+	}
 }
 
 int main(int argc, char **argv)
 {
 	const char *out = NULL, *start = "main";
-	unsigned long period = 997, depth = 32;
+	unsigned long period = 997, depth = 32, max = 0, repeat = 1;
+	bool stopped = false;
 	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_HARDWARE,
 					.config = PERF_COUNT_HW_CPU_CYCLES };
 	struct perf_branch_entry_raw ring[MAX_DEPTH];
@@ -263,8 +294,12 @@ int main(int argc, char **argv)
 	size_t bid_len = 0;
 	int opt, status;
 
-	while ((opt = getopt(argc, argv, "+p:n:o:s:")) != -1) {
-		if (opt == 's')
+	while ((opt = getopt(argc, argv, "+p:n:o:s:N:r:")) != -1) {
+		if (opt == 'N')
+			max = strtoul(optarg, NULL, 0);
+		else if (opt == 'r')
+			repeat = strtoul(optarg, NULL, 0);
+		else if (opt == 's')
 			start = optarg;
 		else if (opt == 'p')
 			period = strtoul(optarg, NULL, 0);
@@ -275,9 +310,9 @@ int main(int argc, char **argv)
 		else
 			return 2;
 	}
-	if (!out || optind >= argc || !period || !depth || depth > MAX_DEPTH) {
-		fprintf(stderr, "usage: swlbr [-p PERIOD] [-n DEPTH<=64] [-s SYMBOL] -o OUT -- CMD "
-			"[ARGS...]\n");
+	if (!out || optind >= argc || !period || !depth || depth > MAX_DEPTH || !repeat) {
+		fprintf(stderr, "usage: swlbr [-p PERIOD] [-n DEPTH<=64] [-s SYMBOL] [-N MAX] "
+			"[-r REPEAT] -o OUT -- CMD [ARGS...]\n");
 		return 2;
 	}
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
@@ -303,7 +338,8 @@ int main(int argc, char **argv)
 	/* stopped at the exec */
 	if (waitpid(child, &status, 0) < 0 || !WIFSTOPPED(status))
 		return 1;
-	ptrace(PTRACE_SETOPTIONS, child, NULL, (void *)(uintptr_t)PTRACE_O_TRACEEXIT);
+	ptrace(PTRACE_SETOPTIONS, child, NULL,
+	       (void *)(uintptr_t)(PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL));
 	if (!run_to(start)) {
 		fprintf(stderr, "swlbr: cannot stop %s at '%s'\n", argv[optind], start);
 		kill(child, SIGKILL);
@@ -320,6 +356,8 @@ int main(int argc, char **argv)
 		if (perf_rec_encode_comm(rec, sizeof(rec), &c, &layout, &id) > 0)
 			put(rec);
 	}
+	/* at main the loader has mapped the libraries; dlopen()ed ones come at the exit */
+	write_maps(&bid, &bid_len);
 	for (;;) {
 		struct user_regs_struct regs;
 		unsigned len;
@@ -339,14 +377,21 @@ int main(int argc, char **argv)
 			if (filled < depth)
 				filled++;
 			if (++taken % period == 0)
-				write_sample(regs.rip, ring, head, filled, depth, period);
+				for (unsigned long r = 0; r < repeat; r++, now++)
+					write_sample(regs.rip, ring, head, filled, depth, period);
 			head = (head + 1) % depth;
+			if (max && taken / period >= max) {
+				stopped = true;
+				break;
+			}
 		}
 		prev = regs.rip;
 	}
-	/* at the exit every library is mapped */
 	write_maps(&bid, &bid_len);
-	ptrace(PTRACE_CONT, child, NULL, NULL);
+	if (stopped)
+		kill(child, SIGKILL);
+	else
+		ptrace(PTRACE_CONT, child, NULL, NULL);
 	waitpid(child, &status, 0);
 	{
 		struct perf_rec_task t = { .pid = (uint32_t)child, .ppid = (uint32_t)getpid(),
@@ -364,8 +409,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "swlbr: %s\n", sbx_error_msg());
 		return 1;
 	}
-	fprintf(stderr, "swlbr: %llu taken branches, %llu samples\n", (unsigned long long)taken,
-		(unsigned long long)(taken / period));
+	fprintf(stderr, "swlbr: %llu taken branches, %llu samples%s\n", (unsigned long long)taken,
+		(unsigned long long)(taken / period * repeat), stopped ? " (stopped at -N)" : "");
 	cs_close(&cs);
+	if (stopped)
+		return 0;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }

@@ -3,7 +3,8 @@
  * perf.data reader and writer on byte-level fixtures built here: the same
  * file in both byte orders, pipe mode, a file cut mid-record, an unknown
  * record type, a writer round trip, and perf record -z data compressed
- * here with libzstd (straddling records, corrupt and truncated streams).
+ * here with libzstd (straddling records, corrupt and truncated streams),
+ * and the pages of a large file given back behind the session's rounds.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include "util/error.h"
 #include "perf/perf-data.h"
 #include "perf/perf-data-write.h"
+#include "perf/session.h"
 
 /* ------------------------------------------------------ fixture builder */
 
@@ -980,6 +982,105 @@ static void test_zstd_bad(void)
 	}
 }
 
+/* ------------------------------------------------ pages given back */
+
+struct release_ctx {
+	const struct perf_event_header *first;
+	uint64_t first_ip, samples, bad;
+};
+
+static int release_cb(void *ctx, const struct perf_event_header *rec,
+		      const struct perf_data_attr *attr, const struct perf_sample *sample)
+{
+	struct release_ctx *c = ctx;
+
+	(void)attr;
+	if (rec->type != PERF_RECORD_SAMPLE)
+		return 0;
+	if (!c->first) {
+		c->first = rec;
+		c->first_ip = sample->ip;
+	}
+	c->bad += sample->ip != 0x1000 + c->samples;
+	c->samples++;
+	return 0;
+}
+
+/* Rss (KiB) of the mapping holding p, from /proc/self/smaps; -1 if not found. */
+static long rss_of_mapping(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool in = false;
+	long rss = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		else if (in && sscanf(line, "Rss: %ld kB", &rss) == 1)
+			break;
+	}
+	fclose(f);
+	return rss;
+}
+
+static void test_release_behind_rounds(void)
+{
+	char dir[] = "/tmp/sbx-test-XXXXXX", path[64];
+	struct perf_event_attr attr = { 0 };
+	struct {
+		struct perf_event_header h;
+		uint64_t ip;
+		uint32_t pid, tid;
+		uint64_t time, period;
+	} s = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) }, 0, 7, 7, 0, 1 };
+	struct perf_event_header round = { PERF_RECORD_FINISHED_ROUND, 0, 8 };
+	const uint64_t n = 200000;	/* 8 MB of samples, rounds of 1000 */
+	struct release_ctx c = { 0 };
+	struct perf_data_writer *w;
+	struct perf_data *d;
+	struct session *ss;
+	long rss;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/big.data", dir);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.size = sizeof(attr);
+	attr.sample_period = 1;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+	attr.sample_id_all = 1;
+	CHECK_EQ_INT(perf_data_writer_open(path, &w), 0);
+	CHECK_EQ_INT(perf_data_writer_add_attr(w, &attr, "e", NULL, 0), 0);
+	for (uint64_t i = 0; i < n; i++) {
+		s.ip = 0x1000 + i;
+		s.time = 1000 + i;
+		CHECK_EQ_INT(perf_data_writer_write(w, &s), 0);
+		if (i % 1000 == 999)
+			CHECK_EQ_INT(perf_data_writer_write(w, &round), 0);
+	}
+	CHECK_EQ_INT(perf_data_writer_close(w), 0);
+	CHECK_EQ_INT(perf_data_open(path, &d), 0);
+	ss = session_new(d);
+	CHECK(ss != NULL);
+	CHECK_EQ_INT(session_run(ss, release_cb, &c), 0);
+	CHECK_EQ_U64(c.samples, n);
+	CHECK_EQ_U64(c.bad, 0);
+	/* most of the 8 MB were given back; what was handed out reads the same */
+	rss = rss_of_mapping(c.first);
+	CHECK(rss >= 0 && rss < 1024);
+	CHECK(c.first->type == PERF_RECORD_SAMPLE && c.first->size == sizeof(s));
+	CHECK_EQ_U64(((const uint64_t *)c.first)[1], c.first_ip);
+	session_free(ss);
+	perf_data_close(d);
+	unlink(path);
+	rmdir(dir);
+}
+
 static const struct unit_test tests[] = {
 	TEST(test_file_mode),
 	TEST(test_byte_swapped_file),
@@ -994,6 +1095,7 @@ static const struct unit_test tests[] = {
 	TEST(test_zstd_both_modes_both_orders),
 	TEST(test_zstd_chunk_sizes),
 	TEST(test_zstd_bad),
+	TEST(test_release_behind_rounds),
 	{ 0 },
 };
 
