@@ -397,7 +397,8 @@ static int make_event_desc(struct perf_data_writer *w)
 		memcpy(p, &nr, 4);
 		p += 4;
 		p += perf_string_put(p, w->attrs[i].name ? w->attrs[i].name : "");
-		memcpy(p, w->attrs[i].ids, nr * 8);
+		if (nr)	/* an attr without ids has none to copy (ids is NULL) */
+			memcpy(p, w->attrs[i].ids, nr * 8);
 		p += nr * 8;
 	}
 	err = perf_data_writer_add_feature(w, HEADER_EVENT_DESC, buf, size);
