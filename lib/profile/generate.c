@@ -182,22 +182,37 @@ static int merge_ips(struct vcounts *v, struct pg_dso *const *d, size_t nr,
 	return 0;
 }
 
-/* The frames of vaddr, or 0 with the reason in *why (PG_NO_FUNCTION, PG_NO_LINE). */
-static size_t frames_at(const struct binary *b, uint64_t vaddr, struct dwarf_frame *frames,
-			enum pg_reason *why)
+/*
+ * The frames of vaddr, or 0 with the reason in *why (PG_NO_FUNCTION,
+ * PG_NO_LINE); with span, the addresses around vaddr where the answer is
+ * the same (dwarf_info_frames_span).
+ */
+static size_t frames_span(const struct binary *b, uint64_t vaddr, struct dwarf_frame *frames,
+			  enum pg_reason *why, uint64_t span[2])
 {
 	size_t n;
 
+	if (span) {
+		span[0] = vaddr;
+		span[1] = vaddr + 1;
+	}
 	if (vaddr == UINT64_MAX || !dwarf_info_function_at(b->dwarf, vaddr)) {
 		*why = PG_NO_FUNCTION;
 		return 0;
 	}
-	n = dwarf_info_frames(b->dwarf, vaddr, frames, MAX_FRAMES);
+	n = span ? dwarf_info_frames_span(b->dwarf, vaddr, frames, MAX_FRAMES, span)
+		 : dwarf_info_frames(b->dwarf, vaddr, frames, MAX_FRAMES);
 	if (!n || !frames[n - 1].line) {
 		*why = PG_NO_LINE;
 		return 0;
 	}
 	return n;
+}
+
+static size_t frames_at(const struct binary *b, uint64_t vaddr, struct dwarf_frame *frames,
+			enum pg_reason *why)
+{
+	return frames_span(b, vaddr, frames, why, NULL);
 }
 
 /* Without DWARF: the symbol as the function, one body line at offset 0. */
@@ -218,14 +233,20 @@ static int generate_ip(struct sample_profile *p, const struct vcounts *ips,
 		       const struct binary *b, struct pg_generate_stats *st)
 {
 	struct dwarf_frame frames[MAX_FRAMES];
+	struct {
+		uint64_t addr[2];		/* [lo, hi): the frames below hold */
+		size_t nf;			/* 0: none (why) */
+		enum pg_reason why;
+		struct sp_func *levels[MAX_FRAMES];
+		struct sp_body *body;
+		uint32_t dup;
+	} span = { .addr = { 1, 0 } };		/* empty */
 
 	for (size_t i = 0; i < ips->nr; i++) {
 		const struct vcount *c = &ips->all[i];
 		struct sp_func *f;
 		struct sp_body *body;
-		enum pg_reason why = PG_NO_FUNCTION;
 		uint64_t n = c->n;
-		size_t nf;
 
 		if (!b->dwarf) {
 			const struct symbol *sym = symbol_at(b, c->a);
@@ -244,19 +265,30 @@ static int generate_ip(struct sample_profile *p, const struct vcounts *ips,
 			st->samples += n;
 			continue;
 		}
-		nf = frames_at(b, c->a, frames, &why);
-		if (!nf) {
-			count_missing(st, why, n);
+		/* the addresses come sorted: most of them are in the span of the one before */
+		if (c->a < span.addr[0] || c->a >= span.addr[1]) {
+			span.nf = frames_span(b, c->a, frames, &span.why, span.addr);
+			if (span.nf) {
+				span.levels[0] = f = sample_profile_func(p, frames[0].func);
+				for (size_t k = 1; f && k < span.nf; k++)
+					span.levels[k] = f = sp_func_inlinee(p, f, frame_loc(&frames[k - 1]),
+									     frames[k].func);
+				span.body = f ? sp_func_body(f, frame_loc(&frames[span.nf - 1])) : NULL;
+				if (!span.body)
+					return sbx_error(-ENOMEM, "out of memory");
+				span.dup = pg_duplication_factor(frames[span.nf - 1].discriminator);
+			}
+		}
+		if (!span.nf) {
+			count_missing(st, span.why, n);
 			continue;
 		}
-		f = leaf_profile(p, frames, nf, n);
-		body = f ? sp_func_body(f, frame_loc(&frames[nf - 1])) : NULL;
-		if (!body)
-			return sbx_error(-ENOMEM, "out of memory");
-		n *= pg_duplication_factor(frames[nf - 1].discriminator);
-		if (n > body->count)
-			body->count = n;
-		st->samples += c->n;
+		/* the count is the total of every level; the line's count, the maximum */
+		for (size_t k = 0; k < span.nf; k++)
+			span.levels[k]->total += n;
+		if (n * span.dup > span.body->count)
+			span.body->count = n * span.dup;
+		st->samples += n;
 	}
 	return 0;
 }
@@ -359,6 +391,9 @@ struct lbr {
 	struct insn *insns;		/* the instructions of the regions disassembled, sorted */
 	size_t nr_insns, cap_insns;
 	bool *disassembled;		/* per code region of b (code_starts) */
+	/* a bit per byte of [code_lo, code_lo + code_len): an instruction starts there */
+	uint8_t *starts;
+	uint64_t code_lo, code_len;
 	struct bfunc *funcs;
 	size_t nr_funcs;
 	struct frange *franges;		/* sorted by start; for a start, the first wins */
@@ -379,6 +414,8 @@ static int add_insn(struct lbr *l, uint64_t addr, uint16_t size, bool uncond)
 		l->cap_insns = cap;
 	}
 	l->insns[l->nr_insns++] = (struct insn){ addr, size, uncond };
+	if (addr - l->code_lo < l->code_len)
+		l->starts[(addr - l->code_lo) / 8] |= (uint8_t)(1u << ((addr - l->code_lo) % 8));
 	return 0;
 }
 
@@ -404,9 +441,14 @@ static int disassemble(struct lbr *l, const bool *want)
 	int err = 0;
 
 	if (!l->disassembled && b->nr_code_starts) {
+		uint64_t lo = b->code_starts[0], hi = b->code_ends[b->nr_code_starts - 1];
+
 		l->disassembled = calloc(b->nr_code_starts, sizeof(*l->disassembled));
-		if (!l->disassembled)
+		l->starts = hi > lo ? calloc((size_t)((hi - lo + 7) / 8), 1) : NULL;
+		if (!l->disassembled || (hi > lo && !l->starts))
 			return -ENOMEM;
+		l->code_lo = lo;
+		l->code_len = l->starts ? hi - lo : 0;
 	}
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return sbx_error(-EINVAL, "capstone cannot disassemble x86-64");
@@ -470,14 +512,6 @@ static void mark_regions(const struct binary *b, bool *want, uint64_t start, uin
 			want[i] = true;
 }
 
-/* The instruction at addr, exactly, or NULL. */
-static const struct insn *insn_at(const struct lbr *l, uint64_t addr)
-{
-	size_t i = RANGES_FIND_LAST_LE(l->insns, l->nr_insns, addr, addr);
-
-	return i < l->nr_insns && l->insns[i].addr == addr ? &l->insns[i] : NULL;
-}
-
 /* The first instruction at or after addr: its index, or nr_insns. */
 static size_t insn_from(const struct lbr *l, uint64_t addr)
 {
@@ -488,9 +522,12 @@ static size_t insn_from(const struct lbr *l, uint64_t addr)
 	return l->insns[i].addr == addr ? i : i + 1;
 }
 
+/* An instruction (of the regions disassembled) starts at addr. */
 static bool is_code(const struct lbr *l, uint64_t addr)
 {
-	return addr != EXTERNAL && insn_at(l, addr) != NULL;
+	uint64_t o = addr - l->code_lo;
+
+	return addr != EXTERNAL && o < l->code_len && (l->starts[o / 8] >> (o % 8) & 1);
 }
 
 /* A call, return or direct jump in [start, end) (ProfiledBinary::rangeCrossUncondBranch). */
@@ -979,6 +1016,7 @@ static void lbr_release(struct lbr *l)
 	free(l->franges);
 	free(l->insns);
 	free(l->disassembled);
+	free(l->starts);
 	vcounts_release(&l->ranges);
 	vcounts_release(&l->branches);
 }

@@ -63,6 +63,14 @@ struct dwarf_info {
 		Dwarf_Off die;		/* offset of the CU's DIE */
 	} *cus;
 	size_t nr_cus, cap_cus;
+	struct hashmap rows;		/* struct cu_rows, by the CU's DIE offset */
+};
+
+/* The addresses of a CU's line-table rows (libdw's order: sorted), for spans. */
+struct cu_rows {
+	Dwarf_Off die;
+	uint64_t *addr;
+	size_t nr;
 };
 
 static bool name_is(const void *entry, const void *key)
@@ -321,6 +329,15 @@ void dwarf_info_free(struct dwarf_info *d)
 		}
 		hashmap_release(&d->trees);
 	}
+	{
+		struct cu_rows *r;
+
+		for (size_t i = 0; (r = hashmap_next(&d->rows, &i));) {
+			free(r->addr);
+			free(r);
+		}
+		hashmap_release(&d->rows);
+	}
 	free(d->funcs);
 	free(d->cus);
 	free(d->file);
@@ -430,8 +447,82 @@ static struct inl_tree *inline_tree(struct dwarf_info *d, uint64_t off)
 	return t;
 }
 
+static bool rows_of(const void *entry, const void *key)
+{
+	return ((const struct cu_rows *)entry)->die == *(const Dwarf_Off *)key;
+}
+
+/* The row addresses of cu, read once; NULL when it has no lines or memory ran out. */
+static const struct cu_rows *cu_rows(struct dwarf_info *d, Dwarf_Die *cu)
+{
+	Dwarf_Off off = dwarf_dieoffset(cu);
+	uint64_t h = hash_u64(off);
+	struct cu_rows *r = hashmap_get(&d->rows, h, rows_of, &off);
+	Dwarf_Lines *lines;
+	size_t n;
+
+	if (r)
+		return r->nr ? r : NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->die = off;
+	if (dwarf_getsrclines(cu, &lines, &n) == 0 && n && (r->addr = malloc(n * sizeof(*r->addr)))) {
+		for (size_t i = 0; i < n; i++) {
+			Dwarf_Addr a = 0;
+
+			dwarf_lineaddr(dwarf_onesrcline(lines, i), &a);
+			r->addr[i] = a;
+		}
+		r->nr = n;
+	}
+	if (hashmap_put(&d->rows, h, r)) {
+		free(r->addr);
+		free(r);
+		return NULL;
+	}
+	return r->nr ? r : NULL;
+}
+
+/*
+ * Narrow [*lo, *hi) to the rows of cu around addr: libdw's row for an
+ * address is the last one at or before it, the same up to the next row's
+ * address.
+ */
+static void row_span(struct dwarf_info *d, Dwarf_Die *cu, uint64_t addr, uint64_t *lo,
+		     uint64_t *hi)
+{
+	const struct cu_rows *r = cu_rows(d, cu);
+	size_t a = 0, b;
+
+	if (!r) {
+		*lo = addr;	/* nothing known: this address only */
+		*hi = addr + 1;
+		return;
+	}
+	b = r->nr;
+	while (a < b) {		/* the first row above addr */
+		size_t m = a + (b - a) / 2;
+
+		if (r->addr[m] <= addr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	if (a > 0 && r->addr[a - 1] > *lo)
+		*lo = r->addr[a - 1];
+	if (a < r->nr && r->addr[a] < *hi)
+		*hi = r->addr[a];
+}
+
 size_t dwarf_info_frames(struct dwarf_info *d, uint64_t addr, struct dwarf_frame *frames,
 			 size_t max)
+{
+	return dwarf_info_frames_span(d, addr, frames, max, NULL);
+}
+
+size_t dwarf_info_frames_span(struct dwarf_info *d, uint64_t addr, struct dwarf_frame *frames,
+			      size_t max, uint64_t span[2])
 {
 	const struct dwarf_func *fn = dwarf_info_function_at(d, addr);
 	struct inl_tree *t;
@@ -442,8 +533,22 @@ size_t dwarf_info_frames(struct dwarf_info *d, uint64_t addr, struct dwarf_frame
 	int lineno = 0;
 	size_t nr_inl = 0, nr = 0;
 
+	if (span) {
+		span[0] = addr;
+		span[1] = addr + 1;
+	}
 	if (!max || !fn || !(t = inline_tree(d, fn->die)) || !cu_of(d, addr, &cu))
 		return 0;
+	if (span) {
+		/* up to the next function's start: ranges may nest */
+		size_t i = RANGES_FIND_LAST_LE(d->funcs, d->nr_funcs, start, addr);
+
+		span[0] = &d->funcs[i] == fn ? fn->start : addr;
+		span[1] = fn->end;
+		if (i + 1 < d->nr_funcs && d->funcs[i + 1].start < span[1])
+			span[1] = d->funcs[i + 1].start;
+		row_span(d, &cu, addr, &span[0], &span[1]);
+	}
 	/* no line row, or line 0 (compiler-made code): the frames, with line 0 */
 	line = dwarf_getsrc_die(&cu, addr);
 	if (!line || dwarf_lineno(line, &lineno) || lineno < 0)
@@ -451,10 +556,24 @@ size_t dwarf_info_frames(struct dwarf_info *d, uint64_t addr, struct dwarf_frame
 	if (line)
 		dwarf_linediscriminator(line, &disc);
 	/* the innermost inlined subroutine holding addr, then its parents */
-	for (size_t i = 0; i < t->nr; i++)
-		if (addr >= t->nodes[i].lo && addr < t->nodes[i].hi &&
-		    (!inner || t->nodes[i].depth > inner->depth))
-			inner = &t->nodes[i];
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct inl_node *n = &t->nodes[i];
+
+		if (addr >= n->lo && addr < n->hi) {
+			if (!inner || n->depth > inner->depth)
+				inner = n;
+			if (span && n->lo > span[0])
+				span[0] = n->lo;
+			if (span && n->hi < span[1])
+				span[1] = n->hi;
+		} else if (span) {
+			/* the span ends where another inlined range begins or ends */
+			if (n->lo > addr && n->lo < span[1])
+				span[1] = n->lo;
+			if (n->hi <= addr && n->hi > span[0])
+				span[0] = n->hi;
+		}
+	}
 	for (const struct inl_node *n = inner; n && nr_inl < MAX_INLINE;
 	     n = n->parent >= 0 ? &t->nodes[n->parent] : NULL)
 		chain[nr_inl++] = n;

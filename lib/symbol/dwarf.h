@@ -71,4 +71,14 @@ const struct dwarf_func *dwarf_info_function_at(struct dwarf_info *d, uint64_t a
 size_t dwarf_info_frames(struct dwarf_info *d, uint64_t addr, struct dwarf_frame *frames,
 			 size_t max);
 
+/*
+ * dwarf_info_frames(), and in span[0], span[1] the addresses [lo, hi)
+ * around addr where the frames are the same: one line-table row, one set
+ * of inlined subroutines, one function. For a reader of sorted addresses:
+ * the next ones below span[1] need no lookup. When 0 is returned the span
+ * is [addr, addr + 1).
+ */
+size_t dwarf_info_frames_span(struct dwarf_info *d, uint64_t addr, struct dwarf_frame *frames,
+			      size_t max, uint64_t span[2]);
+
 #endif

@@ -103,7 +103,7 @@ static inline uint64_t hash_combine(uint64_t h, uint64_t v)
 	return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
 }
 
-/* The hash of len bytes (a multiply-xorshift per 8-byte word, finished with hash_u64). */
+/* The hash of len bytes (multiply-xorshift of 8-byte words, four lanes, then hash_u64). */
 uint64_t hash_bytes(const void *p, size_t len);
 
 /* The hash of a NUL-terminated string: hash_bytes() of its characters. */
