@@ -229,18 +229,57 @@ static void count_missing(struct pg_generate_stats *st, enum pg_reason why, uint
 		st->no_function += n;
 }
 
+/*
+ * The profile entries of one span of addresses with equal frames: every
+ * level's function (each gets a count in its total) and the innermost
+ * line's body (which keeps the maximum). Addresses that come sorted mostly
+ * fall in the span of the one before, and then cost no lookup.
+ */
+struct span_cache {
+	uint64_t addr[2];		/* [lo, hi) */
+	size_t nf;			/* 0: no frames (why) */
+	enum pg_reason why;
+	struct sp_func *levels[MAX_FRAMES];
+	struct sp_body *body;
+	uint32_t dup;			/* the line's duplication factor */
+};
+
+#define SPAN_CACHE_EMPTY	{ .addr = { 1, 0 } }
+
+static bool span_has(const struct span_cache *c, uint64_t addr)
+{
+	return addr >= c->addr[0] && addr < c->addr[1];
+}
+
+/* The entries for frames (nf of them, nf > 0); -ENOMEM when memory ran out. */
+static int span_fill(struct span_cache *c, struct sample_profile *p,
+		     const struct dwarf_frame *frames, size_t nf)
+{
+	struct sp_func *f = sample_profile_func(p, frames[0].func);
+
+	c->nf = nf;
+	c->levels[0] = f;
+	for (size_t k = 1; f && k < nf; k++)
+		c->levels[k] = f = sp_func_inlinee(p, f, frame_loc(&frames[k - 1]), frames[k].func);
+	c->body = f ? sp_func_body(f, frame_loc(&frames[nf - 1])) : NULL;
+	c->dup = pg_duplication_factor(frames[nf - 1].discriminator);
+	return c->body ? 0 : -ENOMEM;
+}
+
+/* total to every level, max(n times the duplication factor) to the line */
+static void span_count(const struct span_cache *c, uint64_t total, uint64_t n)
+{
+	for (size_t k = 0; k < c->nf; k++)
+		c->levels[k]->total += total;
+	if (n * c->dup > c->body->count)
+		c->body->count = n * c->dup;
+}
+
 static int generate_ip(struct sample_profile *p, const struct vcounts *ips,
 		       const struct binary *b, struct pg_generate_stats *st)
 {
 	struct dwarf_frame frames[MAX_FRAMES];
-	struct {
-		uint64_t addr[2];		/* [lo, hi): the frames below hold */
-		size_t nf;			/* 0: none (why) */
-		enum pg_reason why;
-		struct sp_func *levels[MAX_FRAMES];
-		struct sp_body *body;
-		uint32_t dup;
-	} span = { .addr = { 1, 0 } };		/* empty */
+	struct span_cache span = SPAN_CACHE_EMPTY;
 
 	for (size_t i = 0; i < ips->nr; i++) {
 		const struct vcount *c = &ips->all[i];
@@ -265,29 +304,17 @@ static int generate_ip(struct sample_profile *p, const struct vcounts *ips,
 			st->samples += n;
 			continue;
 		}
-		/* the addresses come sorted: most of them are in the span of the one before */
-		if (c->a < span.addr[0] || c->a >= span.addr[1]) {
+		if (!span_has(&span, c->a)) {
 			span.nf = frames_span(b, c->a, frames, &span.why, span.addr);
-			if (span.nf) {
-				span.levels[0] = f = sample_profile_func(p, frames[0].func);
-				for (size_t k = 1; f && k < span.nf; k++)
-					span.levels[k] = f = sp_func_inlinee(p, f, frame_loc(&frames[k - 1]),
-									     frames[k].func);
-				span.body = f ? sp_func_body(f, frame_loc(&frames[span.nf - 1])) : NULL;
-				if (!span.body)
-					return sbx_error(-ENOMEM, "out of memory");
-				span.dup = pg_duplication_factor(frames[span.nf - 1].discriminator);
-			}
+			if (span.nf && span_fill(&span, p, frames, span.nf))
+				return sbx_error(-ENOMEM, "out of memory");
 		}
 		if (!span.nf) {
 			count_missing(st, span.why, n);
 			continue;
 		}
 		/* the count is the total of every level; the line's count, the maximum */
-		for (size_t k = 0; k < span.nf; k++)
-			span.levels[k]->total += n;
-		if (n * span.dup > span.body->count)
-			span.body->count = n * span.dup;
+		span_count(&span, n, n);
 		st->samples += n;
 	}
 	return 0;
@@ -662,21 +689,35 @@ static const struct frange *frange_at(const struct lbr *l, uint64_t addr)
 	return &l->franges[i];
 }
 
-/* The frames of addr: DWARF's, or the symbol's name as the one frame. */
-static size_t lbr_frames(const struct lbr *l, uint64_t addr, struct dwarf_frame *frames)
+/*
+ * The frames of addr: DWARF's, or the symbol's name as the one frame; in
+ * span (when not NULL) the addresses around it with the same answer.
+ */
+static size_t lbr_frames_span(const struct lbr *l, uint64_t addr, struct dwarf_frame *frames,
+			      uint64_t span[2])
 {
 	const struct frange *fr;
+	uint64_t one[2];
 
+	if (!span)
+		span = one;
+	span[0] = addr;
+	span[1] = addr + 1;
 	if (l->b->dwarf) {
 		if (!dwarf_info_function_at(l->b->dwarf, addr))
 			return 0;
-		return dwarf_info_frames(l->b->dwarf, addr, frames, MAX_FRAMES);
+		return dwarf_info_frames_span(l->b->dwarf, addr, frames, MAX_FRAMES, span);
 	}
 	fr = frange_at(l, addr);
 	if (!fr)
 		return 0;
 	frames[0] = (struct dwarf_frame){ fr->f->name, 0, 0, 0 };
 	return 1;
+}
+
+static size_t lbr_frames(const struct lbr *l, uint64_t addr, struct dwarf_frame *frames)
+{
+	return lbr_frames_span(l, addr, frames, NULL);
 }
 
 /*
@@ -932,6 +973,7 @@ static void filter_inlinees(struct sp_func *f)
 static int lbr_profile(struct sample_profile *p, struct lbr *l, struct pg_generate_stats *st)
 {
 	struct dwarf_frame frames[MAX_FRAMES];
+	struct span_cache span = SPAN_CACHE_EMPTY;
 	struct vcounts dis;
 	struct sp_func *const *funcs;
 	int err = disjoint_ranges(l, &dis);
@@ -945,22 +987,16 @@ static int lbr_profile(struct sample_profile *p, struct lbr *l, struct pg_genera
 		for (size_t k = insn_from(l, r->a); k < l->nr_insns && l->insns[k].addr <= r->b;
 		     k++) {
 			const struct insn *in = &l->insns[k];
-			struct sp_func *f;
-			struct sp_body *body;
-			uint64_t n;
-			size_t nf = lbr_frames(l, in->addr, frames);
 
-			if (!nf)
-				continue;
-			f = leaf_profile(p, frames, nf, r->n * in->size);
-			body = f ? sp_func_body(f, frame_loc(&frames[nf - 1])) : NULL;
-			if (!body) {
-				err = -ENOMEM;
-				break;
+			if (!span_has(&span, in->addr)) {
+				span.nf = lbr_frames_span(l, in->addr, frames, span.addr);
+				if (span.nf && span_fill(&span, p, frames, span.nf)) {
+					err = -ENOMEM;
+					break;
+				}
 			}
-			n = r->n * pg_duplication_factor(frames[nf - 1].discriminator);
-			if (n > body->count)
-				body->count = n;
+			if (span.nf)
+				span_count(&span, r->n * in->size, r->n);
 		}
 	}
 	/* boundary samples: branches into function entries */
