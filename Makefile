@@ -53,9 +53,9 @@ WORKLOADS := $(WORKLOAD_SRCS:%.c=%) $(WORKLOAD_CXX_SRCS:%.cc=%)
 MAN_SRCS := $(wildcard Documentation/*.scd)
 MANS := $(MAN_SRCS:%.scd=%)
 
-.PHONY: all doc check unit-tests demo deps install uninstall clean help fuzz FORCE
+.PHONY: all doc check unit-tests demo deps install uninstall clean help fuzz jit examples FORCE
 
-all: sbx lib/libsbx.a doc workloads
+all: sbx lib/libsbx.a jit doc workloads
 
 help:
 	@echo 'make            build ./sbx, lib/libsbx.a, the man pages and the test workloads'
@@ -65,6 +65,8 @@ help:
 	@echo 'make install    the binary, man pages, completions: PREFIX=$(PREFIX) DESTDIR=…'
 	@echo 'make uninstall  remove what make install put in place'
 	@echo 'make fuzz       libFuzzer targets in build/fuzz (scripts/fuzz.sh runs them)'
+	@echo 'make jit        libsbx-jit (static, shared, pkg-config) in $(B)'
+	@echo 'make examples   Documentation/examples (LLVM 19 ORC + libsbx-jit)'
 
 $(B)/%.o: %.c $(B)/.flags
 	@mkdir -p $(dir $@)
@@ -84,7 +86,8 @@ $(B)/.version: FORCE
 
 $(B)/.paths: FORCE
 	@mkdir -p $(B)
-	@echo '$(LIBEXECDIR) $(MANDIR)' | cmp -s - $@ || echo '$(LIBEXECDIR) $(MANDIR)' > $@
+	@echo '$(LIBEXECDIR) $(MANDIR) $(PREFIX) $(LIBDIR) $(INCLUDEDIR)' | cmp -s - $@ || \
+		echo '$(LIBEXECDIR) $(MANDIR) $(PREFIX) $(LIBDIR) $(INCLUDEDIR)' > $@
 
 $(B)/lib/util/version.o: lib/util/version.c $(B)/.flags $(B)/.version
 	@mkdir -p $(dir $@)
@@ -101,6 +104,38 @@ $(B)/libsbx.a: $(LIB_OBJS)
 $(B)/sbx: $(CMD_OBJS) $(B)/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $(CMD_OBJS) $(B)/libsbx.a $(LDLIBS)
 
+# libsbx-jit: the one public library (include/sbx/jit.h), libc only, for JIT runtimes
+JIT_VERSION := 1.0.0
+JIT_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -D_GNU_SOURCE -Iinclude -fPIC -MMD -MP
+JIT_LIBS := $(B)/libsbx-jit.a $(B)/libsbx-jit.so.$(JIT_VERSION) $(B)/sbx-jit.pc
+
+$(B)/jit/jit.o: jit/jit.c include/sbx/jit.h $(B)/.flags
+	@mkdir -p $(dir $@)
+	$(CC) $(JIT_CFLAGS) -c -o $@ $<
+
+$(B)/libsbx-jit.a: $(B)/jit/jit.o
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/libsbx-jit.so.$(JIT_VERSION): $(B)/jit/jit.o jit/libsbx-jit.map
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libsbx-jit.so.1 \
+		-Wl,--version-script=jit/libsbx-jit.map -o $@ $(B)/jit/jit.o -lpthread
+
+$(B)/sbx-jit.pc: jit/sbx-jit.pc.in $(B)/.paths
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(JIT_VERSION)|g' $< > $@
+
+jit: $(JIT_LIBS)
+
+# Documentation/examples: a JIT (LLVM 19 ORC, C API) that reports its code through libsbx-jit
+LLVM19_CONFIG ?= llvm-config-19
+$(B)/examples/lljit-sbx: Documentation/examples/lljit-sbx.c $(B)/libsbx-jit.a include/sbx/jit.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 $(WARNINGS) -O1 -g -Iinclude $$($(LLVM19_CONFIG) --cflags) -o $@ $< \
+		$(B)/libsbx-jit.a $$($(LLVM19_CONFIG) --ldflags) $$($(LLVM19_CONFIG) --libs) -lpthread
+
+examples: $(B)/examples/lljit-sbx
+
 # ./sbx and lib/libsbx.a are copies of the variant built last
 sbx: $(B)/sbx FORCE
 	@cmp -s $< $@ || cp $< $@
@@ -108,10 +143,11 @@ sbx: $(B)/sbx FORCE
 lib/libsbx.a: $(B)/libsbx.a FORCE
 	@cmp -s $< $@ || cp $< $@
 
-$(B)/tests/unit/%: tests/unit/%.c $(B)/tests/unit/harness.o $(B)/libsbx.a $(B)/.flags
+$(B)/tests/unit/%: tests/unit/%.c $(B)/tests/unit/harness.o $(B)/libsbx.a $(B)/libsbx-jit.a \
+		$(B)/.flags
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(B)/tests/unit/harness.o \
-		$(B)/libsbx.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -Iinclude $(LDFLAGS) -o $@ $< $(B)/tests/unit/harness.o \
+		$(B)/libsbx.a $(B)/libsbx-jit.a $(LDLIBS)
 
 $(B)/tests/unit/harness.o: tests/unit/harness.c tests/unit/harness.h $(B)/.flags
 	@mkdir -p $(dir $@)
@@ -136,6 +172,11 @@ $(B)/scripts/%: scripts/%.c $(B)/libsbx.a $(B)/.flags
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libsbx.a $(LDLIBS)
 
 # workloads are built without sanitizers: they are what gets measured
+# (the tiny JIT links libsbx-jit's source, so it never depends on a build folder)
+tests/workloads/tinyjit: tests/workloads/tinyjit.c jit/jit.c include/sbx/jit.h
+	$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -fPIE -pie -Iinclude -o $@ \
+		tests/workloads/tinyjit.c jit/jit.c -lpthread
+
 tests/workloads/%: tests/workloads/%.c
 	$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -fPIE -pie -o $@ $< -lpthread
 
@@ -176,16 +217,25 @@ deps:
 	@scripts/install-deps.sh
 
 check: deps
-	@$(MAKE) --no-print-directory all unit-tests test-tools
+	@$(MAKE) --no-print-directory all unit-tests test-tools examples
 	@B=$(B) tests/run-all.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
 
-# what a user runs: the binary, its man pages and completions (lib/ is
-# internal: no header and no libsbx.a are installed)
-install: sbx doc
+# what a user runs: the binary, its man pages and completions, and libsbx-jit
+# (its header, libraries, pkg-config file); lib/ is internal: no header of it
+# and no libsbx.a are installed
+install: sbx doc jit
+	install -d $(DESTDIR)$(INCLUDEDIR)/sbx $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(MANDIR)/man3
+	install -m 644 include/sbx/jit.h $(DESTDIR)$(INCLUDEDIR)/sbx/jit.h
+	install -m 644 $(B)/libsbx-jit.a $(DESTDIR)$(LIBDIR)/libsbx-jit.a
+	install -m 755 $(B)/libsbx-jit.so.$(JIT_VERSION) $(DESTDIR)$(LIBDIR)/
+	ln -sf libsbx-jit.so.$(JIT_VERSION) $(DESTDIR)$(LIBDIR)/libsbx-jit.so.1
+	ln -sf libsbx-jit.so.1 $(DESTDIR)$(LIBDIR)/libsbx-jit.so
+	install -m 644 $(B)/sbx-jit.pc $(DESTDIR)$(LIBDIR)/pkgconfig/sbx-jit.pc
+	install -m 644 $(filter %.3,$(MANS)) $(DESTDIR)$(MANDIR)/man3/
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
 		$(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 sbx $(DESTDIR)$(BINDIR)/sbx
@@ -199,6 +249,11 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(filter %.1,$(MANS))))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(filter %.7,$(MANS))))
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/sbx $(DESTDIR)$(ZSHCOMPDIR)/_sbx
+	rm -f $(DESTDIR)$(INCLUDEDIR)/sbx/jit.h $(DESTDIR)$(LIBDIR)/libsbx-jit.a \
+		$(DESTDIR)$(LIBDIR)/libsbx-jit.so.$(JIT_VERSION) $(DESTDIR)$(LIBDIR)/libsbx-jit.so.1 \
+		$(DESTDIR)$(LIBDIR)/libsbx-jit.so $(DESTDIR)$(LIBDIR)/pkgconfig/sbx-jit.pc
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(filter %.3,$(MANS))))
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/sbx 2>/dev/null
 	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
 
 clean:

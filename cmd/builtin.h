@@ -45,5 +45,6 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_profgen(int argc, char **argv);
+int cmd_jit_inject(int argc, char **argv);
 
 #endif

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: MIT
+#include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "builtin.h"
 #include "perf-input.h"
@@ -24,6 +29,25 @@ int perf_input_open(struct perf_input *in, const char *path)
 	return 0;
 }
 
+static void jit_warning(void *ctx, const char *msg)
+{
+	warning("%s", msg);
+}
+
+/* A record from the JIT tracker: the original one, or an injected MMAP2. */
+static int deliver_jit(void *ctx, const struct perf_event_header *rec)
+{
+	struct perf_input *in = ctx;
+	const struct perf_data_attr *attr = in->attr;
+	struct perf_sample s;
+
+	if (rec == in->rec)
+		return in->fn(in->ctx, rec, attr, in->sample);
+	if (!attr || perf_sample_parse(&attr->layout, rec, &s))
+		memset(&s, 0xff, sizeof(s));
+	return in->fn(in->ctx, rec, attr, &s);
+}
+
 static int deliver(void *ctx, const struct perf_event_header *rec,
 		   const struct perf_data_attr *attr, const struct perf_sample *sample)
 {
@@ -31,7 +55,53 @@ static int deliver(void *ctx, const struct perf_event_header *rec,
 
 	if (rec->type == PERF_RECORD_HEADER_BUILD_ID)
 		return machine_add_build_ids(in->machine, rec, rec->size, false);
+	if (in->jit) {
+		in->attr = attr;
+		in->rec = rec;
+		in->sample = sample;
+		return jit_tracker_record(in->jit, rec, attr, sample, deliver_jit, in);
+	}
 	return in->fn(in->ctx, rec, attr, sample);
+}
+
+static int jit_setup(struct perf_input *in)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct jit_tracker_opts o = { .warn = jit_warning };
+
+	if (asprintf(&in->jit_dir, "%s/sbx-jit-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
+		in->jit_dir = NULL;
+		return -ENOMEM;
+	}
+	if (!mkdtemp(in->jit_dir)) {
+		free(in->jit_dir);
+		in->jit_dir = NULL;
+		return -errno;
+	}
+	o.image_dir = in->jit_dir;
+	in->jit = jit_tracker_new(&o);
+	return in->jit ? 0 : -ENOMEM;
+}
+
+static void jit_cleanup(struct perf_input *in)
+{
+	DIR *d;
+	struct dirent *e;
+
+	jit_tracker_free(in->jit);
+	in->jit = NULL;
+	if (!in->jit_dir)
+		return;
+	d = opendir(in->jit_dir);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] != '.')
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	if (d)
+		closedir(d);
+	rmdir(in->jit_dir);
+	free(in->jit_dir);
+	in->jit_dir = NULL;
 }
 
 int perf_input_run(struct perf_input *in, session_fn fn, void *ctx)
@@ -41,7 +111,13 @@ int perf_input_run(struct perf_input *in, session_fn fn, void *ctx)
 
 	in->fn = fn;
 	in->ctx = ctx;
+	err = jit_setup(in);
+	if (err)
+		return error_lib(err, "a folder for JIT images");
 	err = session_run(in->session, deliver, in);
+	in->rec = NULL;
+	if (!err)
+		err = jit_tracker_finish(in->jit, deliver_jit, in);
 	if (err)
 		return error_lib(err, in->path);
 	st = session_stats(in->session);
@@ -68,6 +144,7 @@ uint64_t perf_input_samples(const struct perf_input *in)
 
 void perf_input_close(struct perf_input *in)
 {
+	jit_cleanup(in);
 	session_free(in->session);
 	machine_free(in->machine);
 	dso_cache_free(in->cache);

@@ -9,6 +9,7 @@
  * samples, unparsable samples, unknown records) printed the same way.
  */
 
+#include "jit/inject.h"
 #include "symbol/addrspace.h"
 #include "symbol/dso.h"
 #include "perf/perf-data.h"
@@ -22,6 +23,14 @@ struct perf_input {
 	struct session *session;
 	session_fn fn;		/* the command's callback, while running */
 	void *ctx;
+	/* jitdumps the recorded processes mapped, read directly: their images
+	   go into a temporary folder removed at close */
+	struct jit_tracker *jit;
+	char *jit_dir;
+	/* the record being delivered, its attr and sample */
+	const struct perf_event_header *rec;
+	const struct perf_data_attr *attr;
+	const struct perf_sample *sample;
 };
 
 /*

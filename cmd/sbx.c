@@ -37,6 +37,7 @@ static const struct cmd_struct commands[] = {
 	{ "report", cmd_report, "show where the samples of a perf.data file fall" },
 	{ "script", cmd_script, "print the events of a perf.data file one per line" },
 	{ "profgen", cmd_profgen, "make an LLVM sample profile for clang from a perf.data file" },
+	{ "jit-inject", cmd_jit_inject, "make jitted code in a perf.data visible to perf" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -50,6 +50,10 @@ _sbx() {
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
+	--jit-dir)
+		COMPREPLY=($(compgen -d -- "$cur"))
+		return
+		;;
 	--format)
 		if [[ $cmd == profgen ]]; then
 			COMPREPLY=($(compgen -W 'text extbinary' -- "$cur"))
@@ -66,7 +70,7 @@ _sbx() {
 	record)	# a command line
 		COMPREPLY=($(compgen -c -- "$cur") $(compgen -f -- "$cur"))
 		;;
-	report | script)	# no operands: the input is -i FILE
+	report | script | jit-inject)	# no operands: the input is -i FILE
 		COMPREPLY=()
 		;;
 	profgen)	# perf.data files

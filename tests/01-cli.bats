@@ -26,7 +26,7 @@ load test_helper
 
 @test "sbx --list-cmds prints one built-in command a line, nothing else" {
 	run -0 --separate-stderr sbx --list-cmds
-	assert_output "$(printf 'run\nrecord\nreport\nscript\nprofgen')"
+	assert_output "$(printf 'run\nrecord\nreport\nscript\nprofgen\njit-inject')"
 	[ -z "$stderr" ]
 }
 

@@ -125,6 +125,10 @@ zsh_complete() {	# words…: completes the last word as zsh would (compadd recor
 	assert_output perf.data
 	run -0 bash_complete "$SBX" run --benchmarks-file d
 	assert_output d.txt
+	run -0 bash_complete "$SBX" jit-inject --jit-dir ''
+	assert_output snips
+	run -0 bash_complete "$SBX" jit-inject ''
+	assert_output ''
 }
 
 @test "zsh completion: each command's operands, and the values that are files" {
@@ -137,9 +141,13 @@ zsh_complete() {	# words…: completes the last word as zsh would (compadd recor
 	assert_output ''
 	run -0 zsh_complete "$SBX" script -i ''
 	assert_output 'FILES '
+	run -0 zsh_complete "$SBX" jit-inject --jit-dir ''
+	assert_output 'FILES -/'
+	run -0 zsh_complete "$SBX" jit-inject ''
+	assert_output ''
 }
 
-@test "make install puts the binary, man pages and completions in place, no internal header; make uninstall removes them" {
+@test "make install puts the binary, man pages, completions and libsbx-jit in place, no internal header; make uninstall removes them" {
 	local dest=$BATS_TEST_TMPDIR/dest
 	# installing builds no test workload
 	run -0 make -C "$TOP" -n install DESTDIR="$dest" PREFIX=/opt/sbx
@@ -154,9 +162,29 @@ zsh_complete() {	# words…: completes the last word as zsh would (compadd recor
 	for c in $(sbx --list-cmds); do
 		[ -f "$dest/opt/sbx/share/man/man1/sbx-$c.1" ] || { echo "sbx-$c.1 not installed"; return 1; }
 	done
-	# lib/ is internal: none of its headers, no libsbx.a
+	# lib/ is internal: none of its headers, no libsbx.a; libsbx-jit is the public API
 	run -0 find "$dest" -name '*.h' -o -name 'libsbx.a'
-	assert_output ''
+	assert_output "$dest/opt/sbx/include/sbx/jit.h"
+	[ -f "$dest/opt/sbx/lib/libsbx-jit.a" ]
+	[ -f "$dest/opt/sbx/share/man/man3/sbx-jit.3" ]
+	[ "$(readlink "$dest/opt/sbx/lib/libsbx-jit.so")" = libsbx-jit.so.1 ]
+	run -0 readelf -d "$dest/opt/sbx/lib/libsbx-jit.so.1"
+	assert_output --partial 'Library soname: [libsbx-jit.so.1]'
+	# it exports sbx_jit_* only, versioned, and needs nothing but libc
+	run -0 nm -D --defined-only "$dest/opt/sbx/lib/libsbx-jit.so.1"
+	refute_output --regexp ' [TDB] (sbx_[^j]|[^s])'
+	assert_output --partial 'sbx_jit_open@@SBX_JIT_1.0'
+	run -0 readelf -d "$dest/opt/sbx/lib/libsbx-jit.so.1"
+	assert_equal "$(printf '%s\n' "${lines[@]}" | grep NEEDED | sed 's/.*\[//')" 'libc.so.6]'
+	# a program built from the installed header, library and pkg-config file
+	cat > "$BATS_TEST_TMPDIR/p.c" <<'C'
+#include <sbx/jit.h>
+int main(void) { return sbx_jit_close(0) == 0 && SBX_JIT_VERSION_MAJOR == 1 ? 0 : 1; }
+C
+	PKG_CONFIG_PATH=$dest/opt/sbx/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest \
+		run -0 pkg-config --cflags --libs sbx-jit
+	cc -o "$BATS_TEST_TMPDIR/p" "$BATS_TEST_TMPDIR/p.c" $output
+	LD_LIBRARY_PATH=$dest/opt/sbx/lib run -0 "$BATS_TEST_TMPDIR/p"
 	run -0 make -C "$TOP" -s uninstall DESTDIR="$dest" PREFIX=/opt/sbx
 	run -0 find "$dest" -type f
 	assert_output ''

@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jit/image.h"
+#include "symbol/buildid.h"
+#include "util/error.h"
+#include "util/output.h"
+#include "util/sha1.h"
+
+#define ALIGN(x, a) (((x) + (a) - 1) / (a) * (a))
+
+/* A growing byte buffer for the DWARF and string sections. */
+struct bytes {
+	uint8_t *p;
+	size_t len, cap;
+	bool failed;
+};
+
+static void put(struct bytes *b, const void *p, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		uint8_t *np;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np) {
+			b->failed = true;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static void put_u8(struct bytes *b, uint8_t v)
+{
+	put(b, &v, 1);
+}
+
+static void put_u16(struct bytes *b, uint16_t v)
+{
+	put(b, &v, 2);
+}
+
+static void put_u32(struct bytes *b, uint32_t v)
+{
+	put(b, &v, 4);
+}
+
+static void put_u64(struct bytes *b, uint64_t v)
+{
+	put(b, &v, 8);
+}
+
+static void put_str(struct bytes *b, const char *s)
+{
+	put(b, s, strlen(s) + 1);
+}
+
+static void put_uleb(struct bytes *b, uint64_t v)
+{
+	do {
+		uint8_t c = v & 0x7f;
+
+		v >>= 7;
+		put_u8(b, c | (v ? 0x80 : 0));
+	} while (v);
+}
+
+static void put_sleb(struct bytes *b, int64_t v)
+{
+	for (;;) {
+		uint8_t c = v & 0x7f;
+
+		v >>= 7;
+		if ((v == 0 && !(c & 0x40)) || (v == -1 && (c & 0x40))) {
+			put_u8(b, c);
+			return;
+		}
+		put_u8(b, c | 0x80);
+	}
+}
+
+static void patch_u32(struct bytes *b, size_t at, uint32_t v)
+{
+	if (!b->failed)
+		memcpy(b->p + at, &v, 4);
+}
+
+/* DWARF constants (DWARF 3, §7) */
+enum {
+	DW_TAG_compile_unit = 0x11, DW_TAG_subprogram = 0x2e,
+	DW_AT_name = 0x03, DW_AT_stmt_list = 0x10, DW_AT_low_pc = 0x11, DW_AT_high_pc = 0x12,
+	DW_AT_producer = 0x25,
+	DW_FORM_addr = 0x01, DW_FORM_data4 = 0x06, DW_FORM_string = 0x08,
+	DW_LNS_copy = 1, DW_LNS_advance_pc = 2, DW_LNS_advance_line = 3, DW_LNS_set_file = 4,
+	DW_LNS_set_column = 5,
+	DW_LNE_end_sequence = 1, DW_LNE_set_address = 2,
+};
+
+static void abbrev(struct bytes *a)
+{
+	static const uint8_t tab[] = {
+		1, DW_TAG_compile_unit, 1,
+		DW_AT_name, DW_FORM_string, DW_AT_producer, DW_FORM_string,
+		DW_AT_stmt_list, DW_FORM_data4, DW_AT_low_pc, DW_FORM_addr,
+		DW_AT_high_pc, DW_FORM_addr, 0, 0,
+		2, DW_TAG_subprogram, 0,
+		DW_AT_name, DW_FORM_string, DW_AT_low_pc, DW_FORM_addr,
+		DW_AT_high_pc, DW_FORM_addr, 0, 0,
+		0,
+	};
+
+	put(a, tab, sizeof(tab));
+}
+
+static void info(struct bytes *b, const struct jit_image_func *f, size_t nr, uint64_t end)
+{
+	put_u32(b, 0);		/* unit_length, patched */
+	put_u16(b, 3);
+	put_u32(b, 0);		/* .debug_abbrev offset */
+	put_u8(b, 8);
+	put_uleb(b, 1);
+	put_str(b, "jitted code");
+	put_str(b, "sbx jit-inject");
+	put_u32(b, 0);		/* .debug_line offset */
+	put_u64(b, JIT_IMAGE_TEXT_OFFSET);
+	put_u64(b, end);
+	for (size_t i = 0; i < nr; i++) {
+		if (!f[i].size)
+			continue;
+		put_uleb(b, 2);
+		put_str(b, f[i].name);
+		put_u64(b, f[i].offset);
+		put_u64(b, f[i].offset + f[i].size);
+	}
+	put_u8(b, 0);
+	patch_u32(b, 0, b->len - 4);
+}
+
+/* The index (from 1) of file in the table, added when new; 0 when out of memory. */
+static uint64_t file_index(const char ***files, size_t *nr, const char *file)
+{
+	const char **n;
+
+	/* the same file is the same pointer in a dump, mostly: check that first */
+	for (size_t i = *nr; i-- > 0;)
+		if ((*files)[i] == file || !strcmp((*files)[i], file))
+			return i + 1;
+	n = realloc(*files, (*nr + 1) * sizeof(*n));
+	if (!n)
+		return 0;
+	*files = n;
+	n[(*nr)++] = file;
+	return *nr;
+}
+
+static int line_program(struct bytes *b, const struct jit_image_func *funcs, size_t nr)
+{
+	static const uint8_t std_lengths[12] = { 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1 };
+	const char **files = NULL;
+	size_t nr_files = 0, hdr_len_at;
+	struct bytes prog = { 0 };
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct jit_image_func *f = &funcs[i];
+		uint64_t addr = f->offset, line = 1, file = 1, column = 0;
+		bool started = false;
+
+		for (size_t k = 0; k < f->nr_lines; k++) {
+			const struct jitdump_line *l = &f->lines[k];
+			uint64_t at, fi;
+
+			if (l->addr < f->code_addr || l->addr - f->code_addr >= f->size || !l->line)
+				continue;
+			at = f->offset + (l->addr - f->code_addr);
+			fi = file_index(&files, &nr_files, l->file ? l->file : "");
+			if (!fi) {
+				free(files);
+				free(prog.p);
+				return -ENOMEM;
+			}
+			if (!started) {
+				put_u8(&prog, 0);
+				put_uleb(&prog, 9);
+				put_u8(&prog, DW_LNE_set_address);
+				put_u64(&prog, at);
+				addr = at;
+				started = true;
+			}
+			if (fi != file) {
+				put_u8(&prog, DW_LNS_set_file);
+				put_uleb(&prog, fi);
+				file = fi;
+			}
+			if (l->column != column) {
+				put_u8(&prog, DW_LNS_set_column);
+				put_uleb(&prog, l->column);
+				column = l->column;
+			}
+			if (l->line != line) {
+				put_u8(&prog, DW_LNS_advance_line);
+				put_sleb(&prog, (int64_t)l->line - (int64_t)line);
+				line = l->line;
+			}
+			if (at != addr) {
+				put_u8(&prog, DW_LNS_advance_pc);
+				put_uleb(&prog, at - addr);
+				addr = at;
+			}
+			put_u8(&prog, DW_LNS_copy);
+		}
+		if (!started)
+			continue;
+		put_u8(&prog, DW_LNS_advance_pc);
+		put_uleb(&prog, f->offset + f->size - addr);
+		put_u8(&prog, 0);
+		put_uleb(&prog, 1);
+		put_u8(&prog, DW_LNE_end_sequence);
+	}
+	put_u32(b, 0);		/* unit_length, patched */
+	put_u16(b, 3);
+	hdr_len_at = b->len;
+	put_u32(b, 0);		/* header_length, patched */
+	put_u8(b, 1);		/* minimum_instruction_length */
+	put_u8(b, 1);		/* default_is_stmt */
+	put_u8(b, (uint8_t)-5);	/* line_base */
+	put_u8(b, 14);		/* line_range */
+	put_u8(b, 13);		/* opcode_base */
+	put(b, std_lengths, sizeof(std_lengths));
+	put_u8(b, 0);		/* no include directories */
+	for (size_t i = 0; i < nr_files; i++) {
+		put_str(b, files[i]);
+		put_uleb(b, 0);
+		put_uleb(b, 0);
+		put_uleb(b, 0);
+	}
+	put_u8(b, 0);
+	patch_u32(b, hdr_len_at, b->len - hdr_len_at - 4);
+	put(b, prog.p, prog.len);
+	patch_u32(b, 0, b->len - 4);
+	free(files);
+	free(prog.p);
+	return prog.failed ? -ENOMEM : 0;
+}
+
+struct section {
+	const char *name;
+	uint32_t type;
+	uint64_t flags, addr, align, entsize;
+	uint32_t link, info;
+	const void *data;
+	size_t size;
+	uint64_t offset;	/* computed */
+};
+
+static Elf_Scn *add_section(Elf *elf, struct section *s, size_t name_off)
+{
+	Elf_Scn *scn = elf_newscn(elf);
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	if (!scn || !(d = elf_newdata(scn)))
+		return NULL;
+	d->d_buf = (void *)s->data;
+	d->d_size = s->size;
+	d->d_type = ELF_T_BYTE;
+	d->d_align = s->align;
+	d->d_off = 0;
+	if (!gelf_getshdr(scn, &sh))
+		return NULL;
+	sh.sh_name = name_off;
+	sh.sh_type = s->type;
+	sh.sh_flags = s->flags;
+	sh.sh_addr = s->addr;
+	sh.sh_offset = s->offset;
+	sh.sh_size = s->size;
+	sh.sh_link = s->link;
+	sh.sh_info = s->info;
+	sh.sh_addralign = s->align;
+	sh.sh_entsize = s->entsize;
+	return gelf_update_shdr(scn, &sh) ? scn : NULL;
+}
+
+int jit_image_write(const char *path, struct jit_image_func *funcs, size_t nr, unsigned flags,
+		    const void *salt, size_t salt_len, uint8_t build_id[JIT_IMAGE_BUILD_ID_SIZE])
+{
+	struct bytes text = { 0 }, strtab = { 0 }, symtab = { 0 }, shstr = { 0 };
+	struct bytes dline = { 0 }, dinfo = { 0 }, dabbrev = { 0 };
+	uint8_t note[16 + JIT_IMAGE_BUILD_ID_SIZE] = { 0 };
+	struct section sec[9];
+	size_t nsec = 0, name_off[9];
+	bool lines = false;
+	uint64_t off = JIT_IMAGE_TEXT_OFFSET, end;
+	struct output *o = NULL;
+	struct sha1 h;
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	Elf *elf = NULL;
+	int err;
+
+	if (!sbx_elf_ready())
+		return sbx_error(-EINVAL, "libelf: %s", elf_errmsg(-1));
+	sha1_init(&h);
+	if (flags & JIT_IMAGE_SYMBOLS_ONLY) {
+		/* .text: zeros to the end of the last symbol */
+		for (size_t i = 0; i < nr; i++) {
+			if (funcs[i].offset < JIT_IMAGE_TEXT_OFFSET ||
+			    funcs[i].offset + funcs[i].size < funcs[i].offset)
+				return sbx_error(-EINVAL, "%s: symbol %s at %#" PRIx64 " outside the "
+						 "image", path, funcs[i].name, funcs[i].offset);
+			if (funcs[i].offset + funcs[i].size > off)
+				off = funcs[i].offset + funcs[i].size;
+			sha1_update(&h, &funcs[i].offset, sizeof(funcs[i].offset));
+			sha1_update(&h, funcs[i].name, strlen(funcs[i].name) + 1);
+		}
+		text.p = calloc(1, off - JIT_IMAGE_TEXT_OFFSET + 1);
+		if (!text.p)
+			return sbx_error(-ENOMEM, "out of memory");
+		text.len = text.cap = off - JIT_IMAGE_TEXT_OFFSET;
+	}
+	/* .text: each function at its own 16-aligned place */
+	for (size_t i = 0; !(flags & JIT_IMAGE_SYMBOLS_ONLY) && i < nr; i++) {
+		static const uint8_t zeros[16];
+		uint64_t at = ALIGN(off, 16);
+
+		put(&text, zeros, at - off);
+		funcs[i].offset = at;
+		put(&text, funcs[i].bytes, funcs[i].size);
+		off = at + funcs[i].size;
+		sha1_update(&h, funcs[i].bytes, funcs[i].size);
+		sha1_update(&h, funcs[i].name, strlen(funcs[i].name) + 1);
+	}
+	for (size_t i = 0; i < nr; i++)
+		lines |= funcs[i].nr_lines > 0;
+	end = off;
+	sha1_update(&h, salt, salt_len);
+	sha1_final(&h, build_id);
+	/* the note: namesz 4, descsz 20, NT_GNU_BUILD_ID, "GNU\0", the id */
+	note[0] = 4;
+	note[4] = JIT_IMAGE_BUILD_ID_SIZE;
+	note[8] = 3;
+	memcpy(note + 12, "GNU", 4);
+	memcpy(note + 16, build_id, JIT_IMAGE_BUILD_ID_SIZE);
+	/* .symtab: the null symbol, then one function each */
+	put_u8(&strtab, 0);
+	{
+		Elf64_Sym null = { 0 };
+
+		put(&symtab, &null, sizeof(null));
+	}
+	for (size_t i = 0; i < nr; i++) {
+		Elf64_Sym s = {
+			.st_name = strtab.len,
+			.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
+			.st_shndx = 1,
+			.st_value = funcs[i].offset,
+			.st_size = funcs[i].size,
+		};
+
+		put_str(&strtab, funcs[i].name);
+		put(&symtab, &s, sizeof(s));
+	}
+	if (lines) {
+		abbrev(&dabbrev);
+		info(&dinfo, funcs, nr, end);
+		if (line_program(&dline, funcs, nr)) {
+			err = sbx_error(-ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	sec[nsec++] = (struct section){ ".text", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
+		JIT_IMAGE_TEXT_OFFSET, 16, 0, 0, 0, text.p, text.len, 0 };
+	sec[nsec++] = (struct section){ ".note.gnu.build-id", SHT_NOTE, SHF_ALLOC, 0, 4, 0, 0, 0,
+		note, sizeof(note), 0 };
+	/* sh_link: .strtab, section 4 */
+	sec[nsec++] = (struct section){ ".symtab", SHT_SYMTAB, 0, 0, 8, sizeof(Elf64_Sym), 4, 1,
+		symtab.p, symtab.len, 0 };
+	sec[nsec++] = (struct section){ ".strtab", SHT_STRTAB, 0, 0, 1, 0, 0, 0, strtab.p,
+		strtab.len, 0 };
+	if (lines) {
+		sec[nsec++] = (struct section){ ".debug_abbrev", SHT_PROGBITS, 0, 0, 1, 0, 0, 0,
+			dabbrev.p, dabbrev.len, 0 };
+		sec[nsec++] = (struct section){ ".debug_info", SHT_PROGBITS, 0, 0, 1, 0, 0, 0,
+			dinfo.p, dinfo.len, 0 };
+		sec[nsec++] = (struct section){ ".debug_line", SHT_PROGBITS, 0, 0, 1, 0, 0, 0,
+			dline.p, dline.len, 0 };
+	}
+	put_u8(&shstr, 0);
+	for (size_t i = 0; i < nsec; i++) {
+		name_off[i] = shstr.len;
+		put_str(&shstr, sec[i].name);
+	}
+	name_off[nsec] = shstr.len;
+	put_str(&shstr, ".shstrtab");
+	sec[nsec] = (struct section){ ".shstrtab", SHT_STRTAB, 0, 0, 1, 0, 0, 0, shstr.p,
+		shstr.len, 0 };
+	nsec++;
+	if (text.failed || strtab.failed || symtab.failed || shstr.failed || dline.failed ||
+	    dinfo.failed || dabbrev.failed) {
+		err = sbx_error(-ENOMEM, "out of memory");
+		goto out;
+	}
+	/* the note's address: where it is in the file, after .text */
+	off = JIT_IMAGE_TEXT_OFFSET;
+	for (size_t i = 0; i < nsec; i++) {
+		off = ALIGN(off, sec[i].align);
+		sec[i].offset = off;
+		if (sec[i].flags & SHF_ALLOC)
+			sec[i].addr = off;
+		off += sec[i].size;
+	}
+	err = output_open(path, 0644, &o);
+	if (err)
+		goto out;
+	elf = elf_begin(output_fd(o), ELF_C_WRITE, NULL);
+	if (!elf || !gelf_newehdr(elf, ELFCLASS64) || !gelf_getehdr(elf, &eh))
+		goto elf_fail;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_OSABI] = ELFOSABI_NONE;
+	eh.e_type = ET_DYN;
+#if defined(__x86_64__)
+	eh.e_machine = EM_X86_64;
+#elif defined(__aarch64__)
+	eh.e_machine = EM_AARCH64;
+#else
+	eh.e_machine = EM_NONE;
+#endif
+	eh.e_version = EV_CURRENT;
+	eh.e_entry = JIT_IMAGE_TEXT_OFFSET;
+	eh.e_phoff = sizeof(Elf64_Ehdr);
+	eh.e_shoff = ALIGN(off, 8);
+	eh.e_shstrndx = nsec;
+	if (!gelf_update_ehdr(elf, &eh) || !gelf_newphdr(elf, 1))
+		goto elf_fail;
+	ph = (GElf_Phdr){
+		.p_type = PT_LOAD, .p_flags = PF_R | PF_X,
+		.p_offset = JIT_IMAGE_TEXT_OFFSET, .p_vaddr = JIT_IMAGE_TEXT_OFFSET,
+		.p_paddr = JIT_IMAGE_TEXT_OFFSET,
+		.p_filesz = end - JIT_IMAGE_TEXT_OFFSET, .p_memsz = end - JIT_IMAGE_TEXT_OFFSET,
+		.p_align = 16,
+	};
+	if (!gelf_update_phdr(elf, 0, &ph))
+		goto elf_fail;
+	for (size_t i = 0; i < nsec; i++)
+		if (!add_section(elf, &sec[i], name_off[i]))
+			goto elf_fail;
+	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
+	if (elf_update(elf, ELF_C_WRITE) < 0)
+		goto elf_fail;
+	elf_end(elf);
+	elf = NULL;
+	err = output_commit(o);
+	o = NULL;
+	goto out;
+elf_fail:
+	err = sbx_error(-EIO, "%s: libelf: %s", path, elf_errmsg(-1));
+out:
+	if (elf)
+		elf_end(elf);
+	output_abort(o);
+	free(text.p);
+	free(strtab.p);
+	free(symtab.p);
+	free(shstr.p);
+	free(dline.p);
+	free(dinfo.p);
+	free(dabbrev.p);
+	return err;
+}

@@ -1,0 +1,927 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+
+#include "jit/inject.h"
+#include "jit/jitdump.h"
+#include "perf/perf-data-write.h"
+#include "perf/records.h"
+#include "perf/session.h"
+#include "util/error.h"
+
+#define NSEC_PER_SEC 1000000000ull
+/* a dump's first times may precede its marker by this much (the header is written first) */
+#define MARKER_SLACK (NSEC_PER_SEC)
+/* the header's timestamp is this close to the marker's time when the clocks agree */
+#define HEADER_SLACK (60 * NSEC_PER_SEC)
+/* the largest span of a perf map image (zeros in the file) */
+#define PERF_MAP_SPAN_MAX (256ull << 20)
+
+enum jit_clock { CLOCK_NS, CLOCK_TSC, CLOCK_SHIFT };
+
+struct pending {
+	uint64_t time, seq;
+	struct perf_event_header *rec;	/* owned */
+};
+
+/* A process with a jitdump: its anonymous exec maps are dropped from then on. */
+struct jit_pid {
+	uint32_t pid;
+	char **dumps;		/* the dump paths handled */
+	size_t nr_dumps;
+	bool has_dump;		/* one of them was read */
+};
+
+/* A perf map symbol. */
+struct pm_sym {
+	uint64_t start, size;
+	char *name;
+};
+
+struct perf_map {
+	uint32_t pid;
+	bool read;
+	struct pm_sym *syms;
+	size_t nr;
+};
+
+struct jit_tracker {
+	struct jit_tracker_opts o;
+	struct pending *pend;
+	size_t nr_pend, head, cap_pend;
+	uint64_t seq;
+	struct jit_pid *pids;
+	size_t nr_pids;
+	struct perf_map *maps;
+	size_t nr_maps;
+	struct jit_image_info *images;
+	size_t nr_images;
+	struct jit_stats st;
+	struct perf_rec_time_conv tc;
+	bool have_tc;
+	bool warned_clock, warned_notime;
+};
+
+static void twarn(struct jit_tracker *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void twarn(struct jit_tracker *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	t->st.warnings++;
+	if (!t->o.warn)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (s)
+		t->o.warn(t->o.warn_ctx, s);
+	free(s);
+}
+
+struct jit_tracker *jit_tracker_new(const struct jit_tracker_opts *opts)
+{
+	struct jit_tracker *t = calloc(1, sizeof(*t));
+
+	if (t && opts)
+		t->o = *opts;
+	return t;
+}
+
+void jit_tracker_free(struct jit_tracker *t)
+{
+	if (!t)
+		return;
+	for (size_t i = t->head; i < t->nr_pend; i++)
+		free(t->pend[i].rec);
+	free(t->pend);
+	for (size_t i = 0; i < t->nr_pids; i++) {
+		for (size_t k = 0; k < t->pids[i].nr_dumps; k++)
+			free(t->pids[i].dumps[k]);
+		free(t->pids[i].dumps);
+	}
+	free(t->pids);
+	for (size_t i = 0; i < t->nr_maps; i++) {
+		for (size_t k = 0; k < t->maps[i].nr; k++)
+			free(t->maps[i].syms[k].name);
+		free(t->maps[i].syms);
+	}
+	free(t->maps);
+	for (size_t i = 0; i < t->nr_images; i++)
+		free(t->images[i].path);
+	free(t->images);
+	free(t);
+}
+
+size_t jit_tracker_nr_images(const struct jit_tracker *t)
+{
+	return t->nr_images;
+}
+
+const struct jit_image_info *jit_tracker_image(const struct jit_tracker *t, size_t i)
+{
+	return i < t->nr_images ? &t->images[i] : NULL;
+}
+
+const struct jit_stats *jit_tracker_stats(const struct jit_tracker *t)
+{
+	return &t->st;
+}
+
+/* ------------------------------------------------------------ pending records */
+
+static int cmp_pending(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int queue(struct jit_tracker *t, uint64_t time, const void *rec, size_t size)
+{
+	struct perf_event_header *copy = malloc(size);
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, rec, size);
+	if (t->head && t->head == t->nr_pend)
+		t->head = t->nr_pend = 0;
+	if (t->nr_pend == t->cap_pend) {
+		size_t cap = t->cap_pend ? t->cap_pend * 2 : 64;
+		struct pending *p = realloc(t->pend, cap * sizeof(*p));
+
+		if (!p) {
+			free(copy);
+			return -ENOMEM;
+		}
+		t->pend = p;
+		t->cap_pend = cap;
+	}
+	t->pend[t->nr_pend++] = (struct pending){ time, t->seq++, copy };
+	return 0;
+}
+
+/* Sort what was queued since the last flush, with what is still pending. */
+static void sort_pending(struct jit_tracker *t)
+{
+	qsort(t->pend + t->head, t->nr_pend - t->head, sizeof(*t->pend), cmp_pending);
+}
+
+/* Emit the pending records of time ≤ until. */
+static int flush(struct jit_tracker *t, uint64_t until, jit_emit_fn emit, void *ctx)
+{
+	while (t->head < t->nr_pend && t->pend[t->head].time <= until) {
+		struct perf_event_header *rec = t->pend[t->head].rec;
+		int err;
+
+		t->pend[t->head++].rec = NULL;
+		err = emit(ctx, rec);
+		free(rec);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int jit_tracker_finish(struct jit_tracker *t, jit_emit_fn emit, void *ctx)
+{
+	return flush(t, UINT64_MAX, emit, ctx);
+}
+
+/* ------------------------------------------------------------------ clocks */
+
+/* TSC to perf time, as perf's tsc_to_perf_time() */
+static uint64_t tsc_to_time(const struct perf_rec_time_conv *tc, uint64_t cyc)
+{
+	uint64_t quot, rem;
+
+	if (tc->cap_user_time_short)
+		cyc = tc->time_cycles + ((cyc - tc->time_cycles) & tc->time_mask);
+	if (tc->time_shift >= 64)
+		return tc->time_zero;
+	quot = cyc >> tc->time_shift;
+	rem = cyc & ((1ull << tc->time_shift) - 1);
+	return tc->time_zero + quot * tc->time_mult + ((rem * tc->time_mult) >> tc->time_shift);
+}
+
+struct clock_choice {
+	enum jit_clock clock;
+	int64_t shift;		/* CLOCK_SHIFT: added to the dump's times */
+};
+
+static uint64_t convert(const struct jit_tracker *t, const struct clock_choice *c, uint64_t v)
+{
+	switch (c->clock) {
+	case CLOCK_TSC:
+		return tsc_to_time(&t->tc, v);
+	case CLOCK_SHIFT:
+		return v + (uint64_t)c->shift;
+	default:
+		return v;
+	}
+}
+
+/* Whether the dump's times read with clock agree with the marker's time. */
+static bool plausible(const struct jit_tracker *t, const struct jitdump *d, enum jit_clock clock,
+		      uint64_t marker)
+{
+	struct clock_choice c = { clock, 0 };
+	uint64_t first, h;
+
+	if (clock == CLOCK_TSC && !t->have_tc)
+		return false;
+	if (d->timestamp) {
+		h = convert(t, &c, d->timestamp);
+		if (h + HEADER_SLACK < marker || h > marker + HEADER_SLACK)
+			return false;
+	}
+	if (!d->nr_codes)
+		return true;
+	first = convert(t, &c, d->codes[0].time);
+	return first + MARKER_SLACK >= marker && first <= marker + 24 * 3600 * NSEC_PER_SEC;
+}
+
+static const char *clock_name(enum jit_clock c)
+{
+	return c == CLOCK_TSC ? "TSC (through TIME_CONV)" : "CLOCK_MONOTONIC";
+}
+
+static struct clock_choice choose_clock(struct jit_tracker *t, const struct jitdump *d,
+					uint64_t marker, bool mono)
+{
+	bool arch = d->flags & JITDUMP_FLAGS_ARCH_TIMESTAMP;
+	enum jit_clock said = arch ? CLOCK_TSC : CLOCK_NS, other = arch ? CLOCK_NS : CLOCK_TSC;
+	struct clock_choice c = { said, 0 };
+
+	if (plausible(t, d, said, marker)) {
+		if (said == CLOCK_NS && !mono && !t->warned_clock) {
+			t->warned_clock = true;
+			twarn(t, "the recording's clock is not CLOCK_MONOTONIC (record with "
+			      "-k mono): the jitdump times are taken as they are");
+		}
+		return c;
+	}
+	if (plausible(t, d, other, marker)) {
+		twarn(t, "%s: its header says %s timestamps but they read as %s; read as %s",
+		      d->path, clock_name(said), clock_name(other), clock_name(other));
+		c.clock = other;
+		return c;
+	}
+	c.clock = CLOCK_SHIFT;
+	c.shift = d->nr_codes ? (int64_t)(marker - d->codes[0].time) : 0;
+	twarn(t, "%s: its times match neither CLOCK_MONOTONIC nor the TSC of the recording%s; "
+	      "they were shifted to start at the time the dump was mapped", d->path,
+	      arch && !t->have_tc ? " (it has no TIME_CONV)" : "");
+	return c;
+}
+
+/* --------------------------------------------------------------- jitdumps */
+
+static struct jit_pid *jit_pid_find(struct jit_tracker *t, uint32_t pid)
+{
+	for (size_t i = 0; i < t->nr_pids; i++)
+		if (t->pids[i].pid == pid)
+			return &t->pids[i];
+	return NULL;
+}
+
+static struct jit_pid *jit_pid_get(struct jit_tracker *t, uint32_t pid)
+{
+	struct jit_pid *p = jit_pid_find(t, pid);
+
+	if (p)
+		return p;
+	p = realloc(t->pids, (t->nr_pids + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	t->pids = p;
+	p = &t->pids[t->nr_pids++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	return p;
+}
+
+static bool is_anon(const char *name)
+{
+	return !name[0] || !strncmp(name, "//anon", 6) || !strncmp(name, "[anon:", 6) ||
+	       !strncmp(name, "/memfd:", 7);
+}
+
+/* A free image name in dir: PREFIX.so, else PREFIX-N.so; NULL on ENOMEM. */
+static char *image_name(struct jit_tracker *t, const char *dir, const char *prefix)
+{
+	for (unsigned n = 0;; n++) {
+		char *path;
+		bool used = false;
+
+		if ((n ? asprintf(&path, "%s/%s-%u.so", dir, prefix, n)
+		       : asprintf(&path, "%s/%s.so", dir, prefix)) < 0)
+			return NULL;
+		for (size_t i = 0; i < t->nr_images && !used; i++)
+			used = !strcmp(t->images[i].path, path);
+		if (!used)
+			return path;
+		free(path);
+	}
+}
+
+static int add_image(struct jit_tracker *t, char *path, uint32_t pid, const uint8_t *id)
+{
+	struct jit_image_info *im = realloc(t->images, (t->nr_images + 1) * sizeof(*im));
+
+	if (!im)
+		return -ENOMEM;
+	t->images = im;
+	im = &t->images[t->nr_images++];
+	im->path = path;
+	im->pid = pid;
+	memcpy(im->build_id, id, JIT_IMAGE_BUILD_ID_SIZE);
+	t->st.images++;
+	return 0;
+}
+
+/* An MMAP2 of [start, start + len) at pgoff of image, with the marker's trailer at time. */
+static int queue_mmap2(struct jit_tracker *t, const struct perf_data_attr *attr,
+		       const struct perf_sample *tmpl, uint32_t pid, uint32_t tid,
+		       uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
+		       const char *image, const struct stat *st)
+{
+	uint8_t buf[PERF_REC_MAX_SIZE];
+	struct perf_sample id = *tmpl;
+	struct perf_rec_mmap m = {
+		.misc = PERF_RECORD_MISC_USER, .mmap2 = true,
+		.pid = pid, .tid = tid, .start = start, .len = len, .pgoff = pgoff,
+		.maj = major(st->st_dev), .min = minor(st->st_dev), .ino = st->st_ino,
+		.ino_generation = 1,
+		.prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
+		.filename = image,
+	};
+	int size;
+
+	id.pid = pid;
+	id.tid = tid;
+	id.time = time;
+	size = perf_rec_encode_mmap(buf, sizeof(buf), &m, &attr->layout, &id);
+	if (size < 0)
+		return sbx_error(size, "%s: path too long for an MMAP2 record", image);
+	t->st.mmaps++;
+	return queue(t, time, buf, size);
+}
+
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, slash - path);
+}
+
+/* Read the dump a marker names: at its path, or in dump_dir. */
+static int open_dump(struct jit_tracker *t, const char *path, struct jitdump **d)
+{
+	const char *base = strrchr(path, '/');
+	char *alt;
+	int err = jitdump_open(path, d);
+
+	if (err != -ENOENT || !t->o.dump_dir)
+		return err;
+	if (asprintf(&alt, "%s/%s", t->o.dump_dir, base ? base + 1 : path) < 0)
+		return -ENOMEM;
+	err = jitdump_open(alt, d);
+	free(alt);
+	return err;
+}
+
+static bool seen_dump(struct jit_pid *p, const char *path)
+{
+	for (size_t i = 0; i < p->nr_dumps; i++)
+		if (!strcmp(p->dumps[i], path))
+			return true;
+	return false;
+}
+
+static int marker(struct jit_tracker *t, const struct perf_rec_mmap *mm,
+		  const struct perf_data_attr *attr, const struct perf_sample *sample)
+{
+	bool have_time = attr && (attr->layout.sample_type & PERF_SAMPLE_TIME) &&
+			 attr->layout.sample_id_all && sample->time != (uint64_t)-1;
+	bool mono = attr && attr->attr.use_clockid && attr->attr.clockid == CLOCK_MONOTONIC;
+	struct jit_image_func *funcs = NULL;
+	size_t *func_of = NULL, nr_funcs = 0;
+	struct clock_choice clock = { CLOCK_NS, 0 };
+	struct jitdump *d = NULL;
+	struct jit_pid *p;
+	char *dir = NULL, *image = NULL, prefix[32];
+	uint8_t id[JIT_IMAGE_BUILD_ID_SIZE];
+	uint32_t name_pid;
+	struct stat st;
+	char **dumps;
+	int err;
+
+	p = jit_pid_get(t, mm->pid);
+	if (!p)
+		return -ENOMEM;
+	if (seen_dump(p, mm->filename))
+		return 0;
+	dumps = realloc(p->dumps, (p->nr_dumps + 1) * sizeof(*dumps));
+	if (!dumps || !(dumps[p->nr_dumps] = strdup(mm->filename))) {
+		if (dumps)
+			p->dumps = dumps;
+		return -ENOMEM;
+	}
+	p->dumps = dumps;
+	p->nr_dumps++;
+	if (jitdump_name_pid(mm->filename, &name_pid) && name_pid != mm->pid)
+		twarn(t, "%s: named for pid %u but mapped by pid %u (a pid namespace?); its "
+		      "code is pid %u's", mm->filename, name_pid, mm->pid, mm->pid);
+	err = open_dump(t, mm->filename, &d);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		twarn(t, "%s; the jitted code of pid %u stays unnamed", sbx_error_msg(), mm->pid);
+		return 0;
+	}
+	t->st.dumps++;
+	p->has_dump = true;
+	t->st.loads += d->nr_loads;
+	t->st.moves += d->nr_moves;
+	for (size_t i = 0; i < d->nr_warnings; i++)
+		twarn(t, "%s", d->warnings[i]);
+	if (d->pid != mm->pid)
+		twarn(t, "%s: its header says pid %u, but pid %u mapped it", d->path, d->pid,
+		      mm->pid);
+	if (!d->nr_codes)
+		goto out;
+	funcs = calloc(d->nr_codes, sizeof(*funcs));
+	func_of = calloc(d->nr_codes, sizeof(*func_of));
+	if (!funcs || !func_of) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < d->nr_codes; i++) {
+		const struct jitdump_code *c = &d->codes[i];
+
+		if (c->move)
+			continue;
+		func_of[i] = nr_funcs;
+		funcs[nr_funcs++] = (struct jit_image_func){
+			.name = c->name, .bytes = c->bytes, .size = c->size, .code_addr = c->addr,
+			.lines = c->lines, .nr_lines = c->nr_lines,
+		};
+	}
+	dir = t->o.image_dir ? strdup(t->o.image_dir) : dir_of(d->path);
+	snprintf(prefix, sizeof(prefix), "jit-%u", mm->pid);
+	if (!dir || !(image = image_name(t, dir, prefix))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	{
+		/* the salt: which dump, written when, so that no two runs share a build-id */
+		char salt[4096];
+		int n = snprintf(salt, sizeof(salt), "%s %u %" PRIu64, d->path, d->pid,
+				 d->timestamp);
+
+		err = jit_image_write(image, funcs, nr_funcs, 0, salt,
+				      n > 0 ? (size_t)n < sizeof(salt) ? (size_t)n : sizeof(salt) - 1 : 0,
+				      id);
+	}
+	if (err) {
+		if (err == -ENOMEM)
+			goto out;
+		twarn(t, "%s; the jitted code of pid %u stays unnamed", sbx_error_msg(), mm->pid);
+		err = 0;
+		goto out;
+	}
+	if (stat(image, &st)) {
+		err = sbx_error_errno(-errno, "%s", image);
+		goto out;
+	}
+	err = add_image(t, image, mm->pid, id);
+	if (err)
+		goto out;
+	image = NULL;
+	if (have_time)
+		clock = choose_clock(t, d, sample->time, mono);
+	else if (!t->warned_notime) {
+		t->warned_notime = true;
+		twarn(t, "the recording has no timestamps: jitted code is mapped as it is at the "
+		      "end of each dump (moved or reused code resolves to its last function)");
+	}
+	for (size_t i = 0; i < d->nr_codes; i++) {
+		const struct jitdump_code *c = &d->codes[i];
+		const struct jit_image_func *f = &funcs[func_of[c->move ? c->load : i]];
+		uint64_t time = have_time ? convert(t, &clock, c->time) : 0;
+
+		if (!c->size)
+			continue;
+		/* never before the marker: the map must not go back in time */
+		if (have_time && time < sample->time)
+			time = sample->time;
+		err = queue_mmap2(t, attr, sample, mm->pid, c->tid ? c->tid : mm->pid, time,
+				  c->addr, c->size, f->offset,
+				  t->images[t->nr_images - 1].path, &st);
+		if (err)
+			goto out;
+	}
+	sort_pending(t);
+out:
+	free(image);
+	free(dir);
+	free(funcs);
+	free(func_of);
+	jitdump_free(d);
+	return err;
+}
+
+/* -------------------------------------------------------------- perf maps */
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct pm_sym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static struct perf_map *perf_map_get(struct jit_tracker *t, uint32_t pid)
+{
+	struct perf_map *m;
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	for (size_t i = 0; i < t->nr_maps; i++)
+		if (t->maps[i].pid == pid)
+			return &t->maps[i];
+	m = realloc(t->maps, (t->nr_maps + 1) * sizeof(*m));
+	if (!m)
+		return NULL;
+	t->maps = m;
+	m = &t->maps[t->nr_maps++];
+	memset(m, 0, sizeof(*m));
+	m->pid = pid;
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return m;
+	m->read = true;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long start, size;
+		struct pm_sym *s;
+		int name_at = 0;
+		size_t len;
+
+		if (sscanf(line, "%llx %llx %n", &start, &size, &name_at) < 2 || !name_at)
+			continue;
+		len = strcspn(line + name_at, "\n");
+		if (!len || start + size < start)
+			continue;
+		s = realloc(m->syms, (m->nr + 1) * sizeof(*s));
+		if (!s)
+			break;
+		m->syms = s;
+		s = &m->syms[m->nr];
+		s->start = start;
+		s->size = size;
+		s->name = strndup(line + name_at, len);
+		if (!s->name)
+			break;
+		m->nr++;
+	}
+	free(line);
+	fclose(f);
+	qsort(m->syms, m->nr, sizeof(*m->syms), cmp_sym);
+	return m;
+}
+
+/* After an anonymous exec map: an image of the perf map's symbols in it, mapped over it. */
+static int perf_map_image(struct jit_tracker *t, const struct perf_rec_mmap *mm,
+			  const struct perf_data_attr *attr, const struct perf_sample *sample)
+{
+	struct perf_map *pm = perf_map_get(t, mm->pid);
+	uint64_t lo = UINT64_MAX, hi = 0, end = mm->start + mm->len;
+	struct jit_image_func *funcs = NULL;
+	size_t nr = 0;
+	uint8_t id[JIT_IMAGE_BUILD_ID_SIZE];
+	char prefix[64], *image = NULL, salt[128];
+	struct stat st;
+	int err = 0;
+
+	if (!pm)
+		return -ENOMEM;
+	if (!attr)
+		return 0;
+	for (size_t i = 0; i < pm->nr; i++) {
+		const struct pm_sym *s = &pm->syms[i];
+
+		if (s->start < mm->start || s->start >= end)
+			continue;
+		lo = s->start < lo ? s->start : lo;
+		hi = s->start + s->size > hi ? s->start + s->size : hi;
+	}
+	if (lo == UINT64_MAX)
+		return 0;
+	if (hi > end)
+		hi = end;
+	if (hi - lo > PERF_MAP_SPAN_MAX) {
+		twarn(t, "/tmp/perf-%u.map: its symbols in %#" PRIx64 "-%#" PRIx64 " span more "
+		      "than %llu MiB; no image made for them", mm->pid, mm->start, end,
+		      PERF_MAP_SPAN_MAX >> 20);
+		return 0;
+	}
+	funcs = calloc(pm->nr, sizeof(*funcs));
+	if (!funcs)
+		return -ENOMEM;
+	for (size_t i = 0; i < pm->nr; i++) {
+		const struct pm_sym *s = &pm->syms[i];
+
+		if (s->start < lo || s->start >= hi)
+			continue;
+		funcs[nr++] = (struct jit_image_func){
+			.name = s->name, .size = s->start + s->size > hi ? hi - s->start : s->size,
+			.offset = JIT_IMAGE_TEXT_OFFSET + (s->start - lo),
+		};
+	}
+	snprintf(prefix, sizeof(prefix), "perf-%u-%" PRIx64, mm->pid, lo);
+	image = image_name(t, t->o.image_dir ? t->o.image_dir : "/tmp", prefix);
+	if (!image) {
+		free(funcs);
+		return -ENOMEM;
+	}
+	snprintf(salt, sizeof(salt), "perf map %u %" PRIx64 " %" PRIu64, mm->pid, lo,
+		 sample->time);
+	err = jit_image_write(image, funcs, nr, JIT_IMAGE_SYMBOLS_ONLY, salt, strlen(salt), id);
+	free(funcs);
+	if (!err && stat(image, &st))
+		err = sbx_error_errno(-errno, "%s", image);
+	if (err) {
+		free(image);
+		if (err == -ENOMEM)
+			return err;
+		twarn(t, "%s", sbx_error_msg());
+		return 0;
+	}
+	err = add_image(t, image, mm->pid, id);
+	if (err) {
+		free(image);
+		return err;
+	}
+	t->st.perf_maps++;
+	err = queue_mmap2(t, attr, sample, mm->pid, mm->tid, sample->time == (uint64_t)-1 ? 0 :
+			  sample->time, lo, hi - lo, JIT_IMAGE_TEXT_OFFSET, image, &st);
+	sort_pending(t);
+	return err;
+}
+
+/* ------------------------------------------------------------------ records */
+
+int jit_tracker_record(struct jit_tracker *t, const struct perf_event_header *rec,
+		       const struct perf_data_attr *attr, const struct perf_sample *sample,
+		       jit_emit_fn emit, void *ctx)
+{
+	uint64_t time = sample && sample->time != (uint64_t)-1 ? sample->time : 0;
+	struct perf_rec_mmap mm;
+	struct perf_rec_comm c;
+	uint32_t pid;
+	int err;
+
+	/* records without a time (synthesized, header records) are not held back */
+	if (time) {
+		err = flush(t, time, emit, ctx);
+		if (err)
+			return err;
+	}
+	switch (rec->type) {
+	case PERF_RECORD_TIME_CONV:
+		if (!perf_rec_parse_time_conv(rec, &t->tc))
+			t->have_tc = t->tc.time_mult != 0;
+		break;
+	case PERF_RECORD_COMM:
+		/* exec: a new program, whose maps are its own again */
+		if (!perf_rec_parse_comm(rec, &c) && (c.misc & PERF_RECORD_MISC_COMM_EXEC)) {
+			struct jit_pid *p = jit_pid_find(t, c.pid);
+
+			if (p)
+				p->pid = (uint32_t)-1;
+		}
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (perf_rec_parse_mmap(rec, &mm) || !perf_rec_mmap_is_exec(&mm))
+			break;
+		if (jitdump_name_pid(mm.filename, &pid)) {
+			static const struct perf_sample none = { .time = (uint64_t)-1 };
+
+			err = marker(t, &mm, attr, sample ? sample : &none);
+			if (err)
+				return err;
+			/* the injected maps due now go before what follows */
+			return flush(t, time, emit, ctx);
+		}
+		if (is_anon(mm.filename) && jit_pid_find(t, mm.pid) &&
+		    jit_pid_find(t, mm.pid)->has_dump) {
+			t->st.dropped++;
+			return 0;
+		}
+		if (t->o.perf_map && is_anon(mm.filename) && sample) {
+			err = emit(ctx, rec);
+			if (err)
+				return err;
+			err = perf_map_image(t, &mm, attr, sample);
+			if (err)
+				return err;
+			return flush(t, time, emit, ctx);
+		}
+		break;
+	}
+	return emit(ctx, rec);
+}
+
+/* --------------------------------------------------------------- jit-inject */
+
+struct inject {
+	struct perf_data *in;
+	struct perf_data_writer *w;
+	struct jit_tracker *t;
+	bool started;
+	uint8_t *build_ids;	/* the input's build-id entries, native order */
+	size_t build_ids_len;
+};
+
+static bool pipe_header_record(uint32_t type)
+{
+	return type == PERF_RECORD_HEADER_ATTR || type == PERF_RECORD_EVENT_UPDATE ||
+	       type == PERF_RECORD_HEADER_FEATURE || type == PERF_RECORD_HEADER_TRACING_DATA ||
+	       type == PERF_RECORD_HEADER_EVENT_TYPE;
+}
+
+static int add_build_ids(struct inject *j, const void *p, size_t len)
+{
+	uint8_t *n = realloc(j->build_ids, j->build_ids_len + len + 1);
+
+	if (!n)
+		return -ENOMEM;
+	j->build_ids = n;
+	memcpy(n + j->build_ids_len, p, len);
+	j->build_ids_len += len;
+	return 0;
+}
+
+/* The writer gets the input's events and features before its first record. */
+static int start(struct inject *j)
+{
+	bool swapped = perf_data_needs_swap(j->in);
+	int err;
+
+	j->started = true;
+	for (size_t i = 0; i < perf_data_nr_attrs(j->in); i++) {
+		const struct perf_data_attr *a = perf_data_attr(j->in, i);
+
+		err = perf_data_writer_add_attr(j->w, &a->attr, a->name, a->ids, a->nr_ids);
+		if (err)
+			return err;
+	}
+	for (int f = 1; f < HEADER_LAST_FEATURE; f++) {
+		const void *buf;
+		size_t len;
+
+		/* records go out decompressed; build-ids are merged at the end */
+		if (f == HEADER_COMPRESSED || f == HEADER_DIR_FORMAT ||
+		    perf_data_feature(j->in, f, &buf, &len) != 1)
+			continue;
+		if (f == HEADER_BUILD_ID) {
+			if (!swapped && (err = add_build_ids(j, buf, len)))
+				return sbx_error(err, "out of memory");
+			continue;
+		}
+		/* features of the other byte order are not swapped by the reader */
+		if (swapped)
+			continue;
+		err = perf_data_writer_add_feature(j->w, f, buf, len);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int write_rec(void *ctx, const struct perf_event_header *rec)
+{
+	struct inject *j = ctx;
+	int err;
+
+	if (!j->started && (err = start(j)))
+		return err;
+	return perf_data_writer_write(j->w, rec);
+}
+
+static int inject_one(void *ctx, const struct perf_event_header *rec,
+		      const struct perf_data_attr *attr, const struct perf_sample *sample)
+{
+	struct inject *j = ctx;
+
+	if (pipe_header_record(rec->type) || rec->type == PERF_RECORD_FINISHED_INIT)
+		return 0;
+	if (rec->type == PERF_RECORD_HEADER_BUILD_ID) {
+		if (add_build_ids(j, rec, rec->size))
+			return sbx_error(-ENOMEM, "out of memory");
+		return 0;
+	}
+	return jit_tracker_record(j->t, rec, attr, sample, write_rec, j);
+}
+
+/* The input's build-ids and the images', as one HEADER_BUILD_ID. */
+static int write_build_ids(struct inject *j)
+{
+	for (size_t i = 0; i < jit_tracker_nr_images(j->t); i++) {
+		const struct jit_image_info *im = jit_tracker_image(j->t, i);
+		uint8_t buf[PERF_REC_MAX_SIZE];
+		struct perf_rec_build_id b = {
+			.misc = PERF_RECORD_MISC_USER, .pid = -1, .size = JIT_IMAGE_BUILD_ID_SIZE,
+			.filename = im->path,
+		};
+		int n;
+
+		memcpy(b.build_id, im->build_id, JIT_IMAGE_BUILD_ID_SIZE);
+		n = perf_rec_encode_build_id(buf, sizeof(buf), &b);
+		if (n < 0)
+			return sbx_error(n, "%s: path too long for a build-id entry", im->path);
+		if (add_build_ids(j, buf, n))
+			return sbx_error(-ENOMEM, "out of memory");
+	}
+	if (!j->build_ids_len)
+		return 0;
+	if (!perf_data_writer_is_pipe(j->w))
+		return perf_data_writer_add_feature(j->w, HEADER_BUILD_ID, j->build_ids,
+						    j->build_ids_len);
+	/* pipe mode: HEADER_BUILD_ID records, at the end (perf applies them when seen) */
+	for (size_t off = 0; off + sizeof(struct perf_event_header) <= j->build_ids_len;) {
+		struct perf_event_header h;
+		int err;
+
+		memcpy(&h, j->build_ids + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size % 8 || off + h.size > j->build_ids_len)
+			break;
+		h.type = PERF_RECORD_HEADER_BUILD_ID;
+		memcpy(j->build_ids + off, &h, sizeof(h));
+		err = perf_data_writer_write(j->w, j->build_ids + off);
+		if (err)
+			return err;
+		off += h.size;
+	}
+	return 0;
+}
+
+int jit_inject(const char *in, const char *out, const struct jit_tracker_opts *opts,
+	       struct jit_stats *stats)
+{
+	struct inject j = { 0 };
+	struct session *s = NULL;
+	int err;
+
+	err = perf_data_open(in, &j.in);
+	if (err)
+		return err;
+	j.t = jit_tracker_new(opts);
+	s = j.t ? session_new(j.in) : NULL;
+	if (!s) {
+		err = sbx_error(-ENOMEM, "out of memory");
+		goto out;
+	}
+	err = perf_data_writer_open(out, &j.w);
+	if (err)
+		goto out;
+	err = session_run(s, inject_one, &j);
+	if (!err)
+		err = jit_tracker_finish(j.t, write_rec, &j);
+	if (!err && !j.started)
+		err = start(&j);
+	if (!err)
+		err = write_build_ids(&j);
+	if (!err) {
+		err = perf_data_writer_close(j.w);
+		j.w = NULL;
+	}
+out:
+	if (stats && j.t)
+		*stats = *jit_tracker_stats(j.t);
+	perf_data_writer_abort(j.w);
+	session_free(s);
+	jit_tracker_free(j.t);
+	free(j.build_ids);
+	perf_data_close(j.in);
+	return err;
+}
