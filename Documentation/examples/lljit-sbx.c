@@ -209,9 +209,10 @@ static void build_cold_sum(LLVMContextRef ctx, LLVMModuleRef mod, LLVMBuilderRef
 }
 
 /*
- * A target machine for the LLJIT's triple and the host CPU. On x86-64 ELF,
- * LLJIT 19 links with JITLink, and code for it is PIC, small code model
- * (what LLJIT itself configures for the IR it compiles).
+ * A target machine for the LLJIT's triple and the host CPU (as LLJIT's own
+ * JITTargetMachineBuilder::detectHost() would pick), generating PIC with
+ * the small code model: what LLJIT sets up when it links with JITLink, and
+ * fine for its RuntimeDyld linker too.
  */
 static LLVMTargetMachineRef make_target_machine(const char *triple)
 {

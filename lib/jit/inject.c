@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -20,8 +21,10 @@
 #define NSEC_PER_SEC 1000000000ull
 /* a dump's first times may precede its marker by this much (the header is written first) */
 #define MARKER_SLACK (NSEC_PER_SEC)
-/* the header's timestamp is this close to the marker's time when the clocks agree */
+/* the dump's times start this close to its marker's time when the clock is right */
 #define HEADER_SLACK (60 * NSEC_PER_SEC)
+/* and never later than this */
+#define DAY (24 * 3600 * NSEC_PER_SEC)
 /* the largest span of a perf map image (zeros in the file) */
 #define PERF_MAP_SPAN_MAX (256ull << 20)
 
@@ -55,6 +58,7 @@ struct perf_map {
 
 struct jit_tracker {
 	struct jit_tracker_opts o;
+	char *image_dir;	/* o.image_dir made absolute: MMAP2 paths must be */
 	struct pending *pend;
 	size_t nr_pend, head, cap_pend;
 	uint64_t seq;
@@ -93,8 +97,19 @@ struct jit_tracker *jit_tracker_new(const struct jit_tracker_opts *opts)
 {
 	struct jit_tracker *t = calloc(1, sizeof(*t));
 
-	if (t && opts)
+	if (!t)
+		return NULL;
+	if (opts)
 		t->o = *opts;
+	if (t->o.image_dir) {
+		t->image_dir = realpath(t->o.image_dir, NULL);
+		if (!t->image_dir) {
+			sbx_error_errno(-errno, "%s", t->o.image_dir);
+			free(t);
+			return NULL;
+		}
+		t->o.image_dir = t->image_dir;
+	}
 	return t;
 }
 
@@ -120,6 +135,7 @@ void jit_tracker_free(struct jit_tracker *t)
 	for (size_t i = 0; i < t->nr_images; i++)
 		free(t->images[i].path);
 	free(t->images);
+	free(t->image_dir);
 	free(t);
 }
 
@@ -233,24 +249,30 @@ static uint64_t convert(const struct jit_tracker *t, const struct clock_choice *
 	}
 }
 
-/* Whether the dump's times read with clock agree with the marker's time. */
-static bool plausible(const struct jit_tracker *t, const struct jitdump *d, enum jit_clock clock,
-		      uint64_t marker)
+/*
+ * How far after the marker the dump's times start when read with clock, or
+ * -1 when they cannot be its times: before the marker (less some slack:
+ * the header is written before the marker is mapped), or a TSC reading
+ * without TIME_CONV. The first record decides; the header's timestamp only
+ * when there is none (V8 writes wall-clock microseconds there).
+ */
+static int64_t distance(const struct jit_tracker *t, const struct jitdump *d,
+			enum jit_clock clock, uint64_t marker)
 {
 	struct clock_choice c = { clock, 0 };
-	uint64_t first, h;
+	uint64_t first;
 
 	if (clock == CLOCK_TSC && !t->have_tc)
-		return false;
-	if (d->timestamp) {
-		h = convert(t, &c, d->timestamp);
-		if (h + HEADER_SLACK < marker || h > marker + HEADER_SLACK)
-			return false;
-	}
-	if (!d->nr_codes)
-		return true;
-	first = convert(t, &c, d->codes[0].time);
-	return first + MARKER_SLACK >= marker && first <= marker + 24 * 3600 * NSEC_PER_SEC;
+		return -1;
+	if (d->nr_codes)
+		first = convert(t, &c, d->codes[0].time);
+	else if (d->timestamp)
+		first = convert(t, &c, d->timestamp);
+	else
+		return 0;
+	if (first + MARKER_SLACK < marker || first - marker > (uint64_t)INT64_MAX)
+		return first + MARKER_SLACK < marker ? -1 : INT64_MAX;
+	return first > marker ? (int64_t)(first - marker) : 0;
 }
 
 static const char *clock_name(enum jit_clock c)
@@ -263,9 +285,12 @@ static struct clock_choice choose_clock(struct jit_tracker *t, const struct jitd
 {
 	bool arch = d->flags & JITDUMP_FLAGS_ARCH_TIMESTAMP;
 	enum jit_clock said = arch ? CLOCK_TSC : CLOCK_NS, other = arch ? CLOCK_NS : CLOCK_TSC;
+	int64_t ds = distance(t, d, said, marker), dother = distance(t, d, other, marker);
 	struct clock_choice c = { said, 0 };
 
-	if (plausible(t, d, said, marker)) {
+	/* what the header says, when its times start near the marker */
+	if (ds >= 0 && (ds <= (int64_t)HEADER_SLACK || dother < 0 || ds <= dother) &&
+	    ds <= (int64_t)DAY) {
 		if (said == CLOCK_NS && !mono && !t->warned_clock) {
 			t->warned_clock = true;
 			twarn(t, "the recording's clock is not CLOCK_MONOTONIC (record with "
@@ -273,7 +298,7 @@ static struct clock_choice choose_clock(struct jit_tracker *t, const struct jitd
 		}
 		return c;
 	}
-	if (plausible(t, d, other, marker)) {
+	if (dother >= 0 && dother <= (int64_t)DAY) {
 		twarn(t, "%s: its header says %s timestamps but they read as %s; read as %s",
 		      d->path, clock_name(said), clock_name(other), clock_name(other));
 		c.clock = other;
@@ -896,7 +921,11 @@ int jit_inject(const char *in, const char *out, const struct jit_tracker_opts *o
 	if (err)
 		return err;
 	j.t = jit_tracker_new(opts);
-	s = j.t ? session_new(j.in) : NULL;
+	if (!j.t) {
+		err = errno == ENOMEM ? sbx_error(-ENOMEM, "out of memory") : -errno;
+		goto out;
+	}
+	s = session_new(j.in);
 	if (!s) {
 		err = sbx_error(-ENOMEM, "out of memory");
 		goto out;

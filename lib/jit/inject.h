@@ -68,7 +68,10 @@ struct jit_stats {
 /* Hand on one record: 0, or a negative errno that stops the run. */
 typedef int (*jit_emit_fn)(void *ctx, const struct perf_event_header *rec);
 
-/* A new tracker (opts are copied; the strings must outlive it); NULL with errno. */
+/*
+ * A new tracker (opts are copied; the strings must outlive it); NULL with
+ * errno (and a message when image_dir cannot be resolved).
+ */
 struct jit_tracker *jit_tracker_new(const struct jit_tracker_opts *opts);
 void jit_tracker_free(struct jit_tracker *t);
 
