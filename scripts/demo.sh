@@ -57,3 +57,15 @@ step ./sbx profgen --json --binary $w "$out/pgo.data"
 printf '\n\033[1m$ %s\033[0m\n' "clang -O2 -g -fdebug-info-for-profiling -fprofile-sample-use=$out/app.prof -S -emit-llvm -o - $w.c | grep -m 3 'function_entry_count\|branch_weights'"
 clang -O2 -g -fdebug-info-for-profiling -fprofile-sample-use="$out/app.prof" -S -emit-llvm \
 	-o - $w.c | grep -m 3 'function_entry_count\|branch_weights'
+
+# jitted code: the tiny JIT (libsbx-jit) moves a function and reuses its
+# address; sbx report reads its jitdump directly, sbx jit-inject hands it to perf
+mkdir -p "$out/jit"
+printf '\n\033[1m$ %s\033[0m\n' "SBX_JIT_DIR=$out/jit ./sbx record -q -o $out/jit.data -- tests/workloads/tinyjit"
+SBX_JIT_DIR="$out/jit" ./sbx record -q -o "$out/jit.data" -- tests/workloads/tinyjit >/dev/null
+step ./sbx report -i "$out/jit.data" --sort sym -n 3
+step ./sbx jit-inject -i "$out/jit.data" -o "$out/jit.inj.data"
+if command -v perf >/dev/null; then
+	printf '\n\033[1m$ %s\033[0m\n' "perf report --stdio -i $out/jit.inj.data --sort dso,sym | grep jit_"
+	perf report --stdio -i "$out/jit.inj.data" --sort dso,sym 2>/dev/null | grep jit_
+fi
