@@ -15,9 +15,14 @@ packages=(
 	bats bats-support bats-assert		# CLI tests
 	linux-perf				# the judge: perf report/script read what we write
 	llvm-14 clang				# peers: llvm-exegesis, llvm-profdata, clang
-	llvm-19					# peers: llvm-profgen and llvm-profdata 19
+	llvm-19					# peers: llvm-profgen and llvm-profdata 19, llvm-jitlink
+	llvm-19-dev				# make examples: the LLVM ORC JIT using libsbx-jit
 	bash-completion zsh			# the completion tests
 )
+
+# node --perf-prof writes the real jitdump of the jit-inject tests; the
+# machine's own node will do, else Debian's
+command -v node >/dev/null || packages+=(nodejs)
 
 missing=()
 for p in "${packages[@]}"; do
