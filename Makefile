@@ -105,6 +105,7 @@ $(B)/sbx: $(CMD_OBJS) $(B)/libsbx.a
 	$(CC) $(LDFLAGS) -o $@ $(CMD_OBJS) $(B)/libsbx.a $(LDLIBS)
 
 # libsbx-jit: the one public library (include/sbx/jit.h), libc only, for JIT runtimes
+# (never built with the sanitizers: what is installed must need libc only)
 JIT_VERSION := 1.0.0
 JIT_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -D_GNU_SOURCE -Iinclude -fPIC -MMD -MP
 JIT_LIBS := $(B)/libsbx-jit.a $(B)/libsbx-jit.so.$(JIT_VERSION) $(B)/sbx-jit.pc
@@ -118,7 +119,7 @@ $(B)/libsbx-jit.a: $(B)/jit/jit.o
 	$(AR) rcs $@ $^
 
 $(B)/libsbx-jit.so.$(JIT_VERSION): $(B)/jit/jit.o jit/libsbx-jit.map
-	$(CC) $(LDFLAGS) -shared -Wl,-soname,libsbx-jit.so.1 \
+	$(CC) -shared -Wl,-soname,libsbx-jit.so.1 \
 		-Wl,--version-script=jit/libsbx-jit.map -o $@ $(B)/jit/jit.o -lpthread
 
 $(B)/sbx-jit.pc: jit/sbx-jit.pc.in $(B)/.paths

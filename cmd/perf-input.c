@@ -74,9 +74,11 @@ static int jit_setup(struct perf_input *in)
 		return -ENOMEM;
 	}
 	if (!mkdtemp(in->jit_dir)) {
+		int err = -errno;
+
 		free(in->jit_dir);
 		in->jit_dir = NULL;
-		return -errno;
+		return err;
 	}
 	o.image_dir = in->jit_dir;
 	in->jit = jit_tracker_new(&o);
@@ -111,9 +113,13 @@ int perf_input_run(struct perf_input *in, session_fn fn, void *ctx)
 
 	in->fn = fn;
 	in->ctx = ctx;
+	/* without a folder for images, jitted code stays unnamed: said, not fatal */
 	err = jit_setup(in);
+	if (err == -ENOMEM)
+		return error("out of memory");
 	if (err)
-		return error_lib(err, "a folder for JIT images");
+		warning("no folder for the images of jitted code in $TMPDIR (%s): jitdumps "
+			"are not read", strerror(-err));
 	err = session_run(in->session, deliver, in);
 	in->rec = NULL;
 	if (!err)

@@ -23,7 +23,7 @@ struct bytes {
 
 static void put(struct bytes *b, const void *p, size_t n)
 {
-	if (b->failed)
+	if (b->failed || !n)
 		return;
 	if (b->len + n > b->cap) {
 		size_t cap = b->cap ? b->cap : 256;

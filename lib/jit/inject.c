@@ -192,7 +192,8 @@ static int queue(struct jit_tracker *t, uint64_t time, const void *rec, size_t s
 /* Sort what was queued since the last flush, with what is still pending. */
 static void sort_pending(struct jit_tracker *t)
 {
-	qsort(t->pend + t->head, t->nr_pend - t->head, sizeof(*t->pend), cmp_pending);
+	if (t->nr_pend > t->head)
+		qsort(t->pend + t->head, t->nr_pend - t->head, sizeof(*t->pend), cmp_pending);
 }
 
 /* Emit the pending records of time ≤ until. */
@@ -629,7 +630,8 @@ static struct perf_map *perf_map_get(struct jit_tracker *t, uint32_t pid)
 	}
 	free(line);
 	fclose(f);
-	qsort(m->syms, m->nr, sizeof(*m->syms), cmp_sym);
+	if (m->nr)
+		qsort(m->syms, m->nr, sizeof(*m->syms), cmp_sym);
 	return m;
 }
 

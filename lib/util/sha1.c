@@ -62,6 +62,8 @@ void sha1_update(struct sha1 *s, const void *p, size_t n)
 	const uint8_t *b = p;
 	size_t used = s->len % 64;
 
+	if (!n)
+		return;
 	s->len += n;
 	if (used) {
 		size_t take = 64 - used < n ? 64 - used : n;
