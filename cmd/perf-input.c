@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "builtin.h"
 #include "perf-input.h"
@@ -34,6 +32,8 @@ static void jit_warning(void *ctx, const char *msg)
 	warning("%s", msg);
 }
 
+static const struct jit_tracker_opts jit_opts = { .temp_images = true, .warn = jit_warning };
+
 /* A record from the JIT tracker: the original one, or an injected MMAP2. */
 static int deliver_jit(void *ctx, const struct perf_event_header *rec)
 {
@@ -55,55 +55,11 @@ static int deliver(void *ctx, const struct perf_event_header *rec,
 
 	if (rec->type == PERF_RECORD_HEADER_BUILD_ID)
 		return machine_add_build_ids(in->machine, rec, rec->size, false);
-	if (in->jit) {
-		in->attr = attr;
-		in->rec = rec;
-		in->sample = sample;
-		return jit_tracker_record(in->jit, rec, attr, sample, deliver_jit, in);
-	}
-	return in->fn(in->ctx, rec, attr, sample);
-}
-
-static int jit_setup(struct perf_input *in)
-{
-	const char *tmp = getenv("TMPDIR");
-	struct jit_tracker_opts o = { .warn = jit_warning };
-
-	if (asprintf(&in->jit_dir, "%s/sbx-jit-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
-		in->jit_dir = NULL;
-		return -ENOMEM;
-	}
-	if (!mkdtemp(in->jit_dir)) {
-		int err = -errno;
-
-		free(in->jit_dir);
-		in->jit_dir = NULL;
-		return err;
-	}
-	o.image_dir = in->jit_dir;
-	in->jit = jit_tracker_new(&o);
-	return in->jit ? 0 : -ENOMEM;
-}
-
-static void jit_cleanup(struct perf_input *in)
-{
-	DIR *d;
-	struct dirent *e;
-
-	jit_tracker_free(in->jit);
-	in->jit = NULL;
-	if (!in->jit_dir)
-		return;
-	d = opendir(in->jit_dir);
-	while (d && (e = readdir(d))) {
-		if (e->d_name[0] != '.')
-			unlinkat(dirfd(d), e->d_name, 0);
-	}
-	if (d)
-		closedir(d);
-	rmdir(in->jit_dir);
-	free(in->jit_dir);
-	in->jit_dir = NULL;
+	/* through the JIT tracker, which hands it on to deliver_jit() */
+	in->attr = attr;
+	in->rec = rec;
+	in->sample = sample;
+	return jit_tracker_record(in->jit, rec, attr, sample, deliver_jit, in);
 }
 
 int perf_input_run(struct perf_input *in, session_fn fn, void *ctx)
@@ -113,13 +69,10 @@ int perf_input_run(struct perf_input *in, session_fn fn, void *ctx)
 
 	in->fn = fn;
 	in->ctx = ctx;
-	/* without a folder for images, jitted code stays unnamed: said, not fatal */
-	err = jit_setup(in);
-	if (err == -ENOMEM)
+	/* jitdumps: their images go to a temporary folder made for the first one */
+	in->jit = jit_tracker_new(&jit_opts);
+	if (!in->jit)
 		return error("out of memory");
-	if (err)
-		warning("no folder for the images of jitted code in $TMPDIR (%s): jitdumps "
-			"are not read", strerror(-err));
 	err = session_run(in->session, deliver, in);
 	in->rec = NULL;
 	if (!err)
@@ -150,7 +103,8 @@ uint64_t perf_input_samples(const struct perf_input *in)
 
 void perf_input_close(struct perf_input *in)
 {
-	jit_cleanup(in);
+	jit_tracker_free(in->jit);
+	in->jit = NULL;
 	session_free(in->session);
 	machine_free(in->machine);
 	dso_cache_free(in->cache);

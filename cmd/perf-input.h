@@ -26,7 +26,6 @@ struct perf_input {
 	/* jitdumps the recorded processes mapped, read directly: their images
 	   go into a temporary folder removed at close */
 	struct jit_tracker *jit;
-	char *jit_dir;
 	/* the record being delivered, its attr and sample */
 	const struct perf_event_header *rec;
 	const struct perf_data_attr *attr;

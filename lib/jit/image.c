@@ -8,95 +8,12 @@
 
 #include "jit/image.h"
 #include "symbol/buildid.h"
+#include "util/bytes.h"
 #include "util/error.h"
 #include "util/output.h"
 #include "util/sha1.h"
 
 #define ALIGN(x, a) (((x) + (a) - 1) / (a) * (a))
-
-/* A growing byte buffer for the DWARF and string sections. */
-struct bytes {
-	uint8_t *p;
-	size_t len, cap;
-	bool failed;
-};
-
-static void put(struct bytes *b, const void *p, size_t n)
-{
-	if (b->failed || !n)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		uint8_t *np;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np) {
-			b->failed = true;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
-
-static void put_u8(struct bytes *b, uint8_t v)
-{
-	put(b, &v, 1);
-}
-
-static void put_u16(struct bytes *b, uint16_t v)
-{
-	put(b, &v, 2);
-}
-
-static void put_u32(struct bytes *b, uint32_t v)
-{
-	put(b, &v, 4);
-}
-
-static void put_u64(struct bytes *b, uint64_t v)
-{
-	put(b, &v, 8);
-}
-
-static void put_str(struct bytes *b, const char *s)
-{
-	put(b, s, strlen(s) + 1);
-}
-
-static void put_uleb(struct bytes *b, uint64_t v)
-{
-	do {
-		uint8_t c = v & 0x7f;
-
-		v >>= 7;
-		put_u8(b, c | (v ? 0x80 : 0));
-	} while (v);
-}
-
-static void put_sleb(struct bytes *b, int64_t v)
-{
-	for (;;) {
-		uint8_t c = v & 0x7f;
-
-		v >>= 7;
-		if ((v == 0 && !(c & 0x40)) || (v == -1 && (c & 0x40))) {
-			put_u8(b, c);
-			return;
-		}
-		put_u8(b, c | 0x80);
-	}
-}
-
-static void patch_u32(struct bytes *b, size_t at, uint32_t v)
-{
-	if (!b->failed)
-		memcpy(b->p + at, &v, 4);
-}
 
 /* DWARF constants (DWARF 3, §7) */
 enum {
@@ -122,31 +39,31 @@ static void abbrev(struct bytes *a)
 		0,
 	};
 
-	put(a, tab, sizeof(tab));
+	bytes_put(a, tab, sizeof(tab));
 }
 
 static void info(struct bytes *b, const struct jit_image_func *f, size_t nr, uint64_t end)
 {
-	put_u32(b, 0);		/* unit_length, patched */
-	put_u16(b, 3);
-	put_u32(b, 0);		/* .debug_abbrev offset */
-	put_u8(b, 8);
-	put_uleb(b, 1);
-	put_str(b, "jitted code");
-	put_str(b, "sbx jit-inject");
-	put_u32(b, 0);		/* .debug_line offset */
-	put_u64(b, JIT_IMAGE_TEXT_OFFSET);
-	put_u64(b, end);
+	bytes_put_u32(b, 0);		/* unit_length, patched */
+	bytes_put_u16(b, 3);
+	bytes_put_u32(b, 0);		/* .debug_abbrev offset */
+	bytes_put_u8(b, 8);
+	bytes_put_uleb(b, 1);
+	bytes_put_str(b, "jitted code");
+	bytes_put_str(b, "sbx jit-inject");
+	bytes_put_u32(b, 0);		/* .debug_line offset */
+	bytes_put_u64(b, JIT_IMAGE_TEXT_OFFSET);
+	bytes_put_u64(b, end);
 	for (size_t i = 0; i < nr; i++) {
 		if (!f[i].size)
 			continue;
-		put_uleb(b, 2);
-		put_str(b, f[i].name);
-		put_u64(b, f[i].offset);
-		put_u64(b, f[i].offset + f[i].size);
+		bytes_put_uleb(b, 2);
+		bytes_put_str(b, f[i].name);
+		bytes_put_u64(b, f[i].offset);
+		bytes_put_u64(b, f[i].offset + f[i].size);
 	}
-	put_u8(b, 0);
-	patch_u32(b, 0, b->len - 4);
+	bytes_put_u8(b, 0);
+	bytes_patch_u32(b, 0, b->len - 4);
 }
 
 /* The index (from 1) of file in the table, added when new; 0 when out of memory. */
@@ -192,64 +109,64 @@ static int line_program(struct bytes *b, const struct jit_image_func *funcs, siz
 				return -ENOMEM;
 			}
 			if (!started) {
-				put_u8(&prog, 0);
-				put_uleb(&prog, 9);
-				put_u8(&prog, DW_LNE_set_address);
-				put_u64(&prog, at);
+				bytes_put_u8(&prog, 0);
+				bytes_put_uleb(&prog, 9);
+				bytes_put_u8(&prog, DW_LNE_set_address);
+				bytes_put_u64(&prog, at);
 				addr = at;
 				started = true;
 			}
 			if (fi != file) {
-				put_u8(&prog, DW_LNS_set_file);
-				put_uleb(&prog, fi);
+				bytes_put_u8(&prog, DW_LNS_set_file);
+				bytes_put_uleb(&prog, fi);
 				file = fi;
 			}
 			if (l->column != column) {
-				put_u8(&prog, DW_LNS_set_column);
-				put_uleb(&prog, l->column);
+				bytes_put_u8(&prog, DW_LNS_set_column);
+				bytes_put_uleb(&prog, l->column);
 				column = l->column;
 			}
 			if (l->line != line) {
-				put_u8(&prog, DW_LNS_advance_line);
-				put_sleb(&prog, (int64_t)l->line - (int64_t)line);
+				bytes_put_u8(&prog, DW_LNS_advance_line);
+				bytes_put_sleb(&prog, (int64_t)l->line - (int64_t)line);
 				line = l->line;
 			}
 			if (at != addr) {
-				put_u8(&prog, DW_LNS_advance_pc);
-				put_uleb(&prog, at - addr);
+				bytes_put_u8(&prog, DW_LNS_advance_pc);
+				bytes_put_uleb(&prog, at - addr);
 				addr = at;
 			}
-			put_u8(&prog, DW_LNS_copy);
+			bytes_put_u8(&prog, DW_LNS_copy);
 		}
 		if (!started)
 			continue;
-		put_u8(&prog, DW_LNS_advance_pc);
-		put_uleb(&prog, f->offset + f->size - addr);
-		put_u8(&prog, 0);
-		put_uleb(&prog, 1);
-		put_u8(&prog, DW_LNE_end_sequence);
+		bytes_put_u8(&prog, DW_LNS_advance_pc);
+		bytes_put_uleb(&prog, f->offset + f->size - addr);
+		bytes_put_u8(&prog, 0);
+		bytes_put_uleb(&prog, 1);
+		bytes_put_u8(&prog, DW_LNE_end_sequence);
 	}
-	put_u32(b, 0);		/* unit_length, patched */
-	put_u16(b, 3);
+	bytes_put_u32(b, 0);		/* unit_length, patched */
+	bytes_put_u16(b, 3);
 	hdr_len_at = b->len;
-	put_u32(b, 0);		/* header_length, patched */
-	put_u8(b, 1);		/* minimum_instruction_length */
-	put_u8(b, 1);		/* default_is_stmt */
-	put_u8(b, (uint8_t)-5);	/* line_base */
-	put_u8(b, 14);		/* line_range */
-	put_u8(b, 13);		/* opcode_base */
-	put(b, std_lengths, sizeof(std_lengths));
-	put_u8(b, 0);		/* no include directories */
+	bytes_put_u32(b, 0);		/* header_length, patched */
+	bytes_put_u8(b, 1);		/* minimum_instruction_length */
+	bytes_put_u8(b, 1);		/* default_is_stmt */
+	bytes_put_u8(b, (uint8_t)-5);	/* line_base */
+	bytes_put_u8(b, 14);		/* line_range */
+	bytes_put_u8(b, 13);		/* opcode_base */
+	bytes_put(b, std_lengths, sizeof(std_lengths));
+	bytes_put_u8(b, 0);		/* no include directories */
 	for (size_t i = 0; i < nr_files; i++) {
-		put_str(b, files[i]);
-		put_uleb(b, 0);
-		put_uleb(b, 0);
-		put_uleb(b, 0);
+		bytes_put_str(b, files[i]);
+		bytes_put_uleb(b, 0);
+		bytes_put_uleb(b, 0);
+		bytes_put_uleb(b, 0);
 	}
-	put_u8(b, 0);
-	patch_u32(b, hdr_len_at, b->len - hdr_len_at - 4);
-	put(b, prog.p, prog.len);
-	patch_u32(b, 0, b->len - 4);
+	bytes_put_u8(b, 0);
+	bytes_patch_u32(b, hdr_len_at, b->len - hdr_len_at - 4);
+	bytes_put(b, prog.p, prog.len);
+	bytes_patch_u32(b, 0, b->len - 4);
 	free(files);
 	free(prog.p);
 	return prog.failed ? -ENOMEM : 0;
@@ -325,19 +242,15 @@ int jit_image_write(const char *path, struct jit_image_func *funcs, size_t nr, u
 			sha1_update(&h, &funcs[i].offset, sizeof(funcs[i].offset));
 			sha1_update(&h, funcs[i].name, strlen(funcs[i].name) + 1);
 		}
-		text.p = calloc(1, off - JIT_IMAGE_TEXT_OFFSET + 1);
-		if (!text.p)
-			return sbx_error(-ENOMEM, "out of memory");
-		text.len = text.cap = off - JIT_IMAGE_TEXT_OFFSET;
+		bytes_put_zeros(&text, off - JIT_IMAGE_TEXT_OFFSET);
 	}
 	/* .text: each function at its own 16-aligned place */
 	for (size_t i = 0; !(flags & JIT_IMAGE_SYMBOLS_ONLY) && i < nr; i++) {
-		static const uint8_t zeros[16];
 		uint64_t at = ALIGN(off, 16);
 
-		put(&text, zeros, at - off);
+		bytes_put_zeros(&text, at - off);
 		funcs[i].offset = at;
-		put(&text, funcs[i].bytes, funcs[i].size);
+		bytes_put(&text, funcs[i].bytes, funcs[i].size);
 		off = at + funcs[i].size;
 		sha1_update(&h, funcs[i].bytes, funcs[i].size);
 		sha1_update(&h, funcs[i].name, strlen(funcs[i].name) + 1);
@@ -354,11 +267,11 @@ int jit_image_write(const char *path, struct jit_image_func *funcs, size_t nr, u
 	memcpy(note + 12, "GNU", 4);
 	memcpy(note + 16, build_id, JIT_IMAGE_BUILD_ID_SIZE);
 	/* .symtab: the null symbol, then one function each */
-	put_u8(&strtab, 0);
+	bytes_put_u8(&strtab, 0);
 	{
 		Elf64_Sym null = { 0 };
 
-		put(&symtab, &null, sizeof(null));
+		bytes_put(&symtab, &null, sizeof(null));
 	}
 	for (size_t i = 0; i < nr; i++) {
 		Elf64_Sym s = {
@@ -369,8 +282,8 @@ int jit_image_write(const char *path, struct jit_image_func *funcs, size_t nr, u
 			.st_size = funcs[i].size,
 		};
 
-		put_str(&strtab, funcs[i].name);
-		put(&symtab, &s, sizeof(s));
+		bytes_put_str(&strtab, funcs[i].name);
+		bytes_put(&symtab, &s, sizeof(s));
 	}
 	if (lines) {
 		abbrev(&dabbrev);
@@ -397,13 +310,13 @@ int jit_image_write(const char *path, struct jit_image_func *funcs, size_t nr, u
 		sec[nsec++] = (struct section){ ".debug_line", SHT_PROGBITS, 0, 0, 1, 0, 0, 0,
 			dline.p, dline.len, 0 };
 	}
-	put_u8(&shstr, 0);
+	bytes_put_u8(&shstr, 0);
 	for (size_t i = 0; i < nsec; i++) {
 		name_off[i] = shstr.len;
-		put_str(&shstr, sec[i].name);
+		bytes_put_str(&shstr, sec[i].name);
 	}
 	name_off[nsec] = shstr.len;
-	put_str(&shstr, ".shstrtab");
+	bytes_put_str(&shstr, ".shstrtab");
 	sec[nsec] = (struct section){ ".shstrtab", SHT_STRTAB, 0, 0, 1, 0, 0, 0, shstr.p,
 		shstr.len, 0 };
 	nsec++;

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "jit/inject.h"
@@ -16,6 +17,7 @@
 #include "perf/perf-data-write.h"
 #include "perf/records.h"
 #include "perf/session.h"
+#include "symbol/symtab.h"
 #include "util/error.h"
 
 #define NSEC_PER_SEC 1000000000ull
@@ -43,22 +45,16 @@ struct jit_pid {
 	bool has_dump;		/* one of them was read */
 };
 
-/* A perf map symbol. */
-struct pm_sym {
-	uint64_t start, size;
-	char *name;
-};
-
+/* A process's /tmp/perf-PID.map, read once (NULL: there is none). */
 struct perf_map {
 	uint32_t pid;
-	bool read;
-	struct pm_sym *syms;
-	size_t nr;
+	struct symtab *syms;
 };
 
 struct jit_tracker {
 	struct jit_tracker_opts o;
-	char *image_dir;	/* o.image_dir made absolute: MMAP2 paths must be */
+	char *image_dir;	/* o.image_dir made absolute (MMAP2 paths must be), or
+				   the temporary folder once made */
 	struct pending *pend;
 	size_t nr_pend, head, cap_pend;
 	uint64_t seq;
@@ -126,15 +122,17 @@ void jit_tracker_free(struct jit_tracker *t)
 		free(t->pids[i].dumps);
 	}
 	free(t->pids);
-	for (size_t i = 0; i < t->nr_maps; i++) {
-		for (size_t k = 0; k < t->maps[i].nr; k++)
-			free(t->maps[i].syms[k].name);
-		free(t->maps[i].syms);
-	}
+	for (size_t i = 0; i < t->nr_maps; i++)
+		symtab_free(t->maps[i].syms);
 	free(t->maps);
-	for (size_t i = 0; i < t->nr_images; i++)
+	for (size_t i = 0; i < t->nr_images; i++) {
+		if (t->o.temp_images)
+			unlink(t->images[i].path);
 		free(t->images[i].path);
+	}
 	free(t->images);
+	if (t->o.temp_images && t->image_dir)
+		rmdir(t->image_dir);
 	free(t->image_dir);
 	free(t);
 }
@@ -152,6 +150,43 @@ const struct jit_image_info *jit_tracker_image(const struct jit_tracker *t, size
 const struct jit_stats *jit_tracker_stats(const struct jit_tracker *t)
 {
 	return &t->st;
+}
+
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, slash - path);
+}
+
+/*
+ * The folder for an image beside path (a dump or a map file) in *dir: the
+ * chosen one, the temporary one (made now, the first time), or path's own.
+ * 0, -ENOMEM, or 1 when the temporary folder cannot be made (warned: the
+ * code stays unnamed).
+ */
+static int image_folder(struct jit_tracker *t, const char *path, char **dir)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (t->o.temp_images && !t->image_dir) {
+		char *d;
+
+		if (asprintf(&d, "%s/sbx-jit-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
+			return -ENOMEM;
+		if (!mkdtemp(d)) {
+			twarn(t, "%s: %s; jitted code stays unnamed", d, strerror(errno));
+			free(d);
+			return 1;
+		}
+		t->image_dir = d;
+	}
+	*dir = t->image_dir ? strdup(t->image_dir) : dir_of(path);
+	return *dir ? 0 : -ENOMEM;
 }
 
 /* ------------------------------------------------------------ pending records */
@@ -271,9 +306,11 @@ static int64_t distance(const struct jit_tracker *t, const struct jitdump *d,
 		first = convert(t, &c, d->timestamp);
 	else
 		return 0;
-	if (first + MARKER_SLACK < marker || first - marker > (uint64_t)INT64_MAX)
-		return first + MARKER_SLACK < marker ? -1 : INT64_MAX;
-	return first > marker ? (int64_t)(first - marker) : 0;
+	if (first + MARKER_SLACK < marker)
+		return -1;
+	if (first <= marker)
+		return 0;
+	return first - marker > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(first - marker);
 }
 
 static const char *clock_name(enum jit_clock c)
@@ -339,6 +376,11 @@ static struct jit_pid *jit_pid_get(struct jit_tracker *t, uint32_t pid)
 	return p;
 }
 
+/*
+ * The anonymous code maps that perf inject drops for a process with a
+ * jitdump (perf's jit_process(): //anon, [anon:…], /memfd:…), here also
+ * where --perf-map looks for symbols.
+ */
 static bool is_anon(const char *name)
 {
 	return !name[0] || !strncmp(name, "//anon", 6) || !strncmp(name, "[anon:", 6) ||
@@ -406,16 +448,6 @@ static int queue_mmap2(struct jit_tracker *t, const struct perf_data_attr *attr,
 	return queue(t, time, buf, size);
 }
 
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		return strdup(".");
-	if (slash == path)
-		return strdup("/");
-	return strndup(path, slash - path);
-}
 
 /* Read the dump a marker names: at its path, or in dump_dir. */
 static int open_dump(struct jit_tracker *t, const char *path, struct jitdump **d)
@@ -510,9 +542,13 @@ static int marker(struct jit_tracker *t, const struct perf_rec_mmap *mm,
 			.lines = c->lines, .nr_lines = c->nr_lines,
 		};
 	}
-	dir = t->o.image_dir ? strdup(t->o.image_dir) : dir_of(d->path);
+	err = image_folder(t, d->path, &dir);
+	if (err) {
+		err = err < 0 ? err : 0;
+		goto out;
+	}
 	snprintf(prefix, sizeof(prefix), "jit-%u", mm->pid);
-	if (!dir || !(image = image_name(t, dir, prefix))) {
+	if (!(image = image_name(t, dir, prefix))) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -576,89 +612,62 @@ out:
 
 /* -------------------------------------------------------------- perf maps */
 
-static int cmp_sym(const void *a, const void *b)
-{
-	const struct pm_sym *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-static struct perf_map *perf_map_get(struct jit_tracker *t, uint32_t pid)
+/* The perf map of pid, read through symtab the first time it is asked for. */
+static int perf_map_get(struct jit_tracker *t, uint32_t pid, const struct symtab **out)
 {
 	struct perf_map *m;
-	char path[64], *line = NULL;
-	size_t cap = 0;
-	FILE *f;
+	char path[64];
 
 	for (size_t i = 0; i < t->nr_maps; i++)
-		if (t->maps[i].pid == pid)
-			return &t->maps[i];
+		if (t->maps[i].pid == pid) {
+			*out = t->maps[i].syms;
+			return 0;
+		}
 	m = realloc(t->maps, (t->nr_maps + 1) * sizeof(*m));
 	if (!m)
-		return NULL;
+		return -ENOMEM;
 	t->maps = m;
 	m = &t->maps[t->nr_maps++];
-	memset(m, 0, sizeof(*m));
 	m->pid = pid;
 	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return m;
-	m->read = true;
-	while (getline(&line, &cap, f) > 0) {
-		unsigned long long start, size;
-		struct pm_sym *s;
-		int name_at = 0;
-		size_t len;
+	m->syms = symtab_from_perf_map(path);
+	if (!m->syms && errno == ENOMEM)
+		return -ENOMEM;
+	*out = m->syms;
+	return 0;
+}
 
-		if (sscanf(line, "%llx %llx %n", &start, &size, &name_at) < 2 || !name_at)
-			continue;
-		len = strcspn(line + name_at, "\n");
-		if (!len || start + size < start)
-			continue;
-		s = realloc(m->syms, (m->nr + 1) * sizeof(*s));
-		if (!s)
-			break;
-		m->syms = s;
-		s = &m->syms[m->nr];
-		s->start = start;
-		s->size = size;
-		s->name = strndup(line + name_at, len);
-		if (!s->name)
-			break;
-		m->nr++;
-	}
-	free(line);
-	fclose(f);
-	if (m->nr)
-		qsort(m->syms, m->nr, sizeof(*m->syms), cmp_sym);
-	return m;
+/* Where a perf map symbol ends: its size may run past the top of the address space. */
+static uint64_t sym_end(const struct symbol *s)
+{
+	return s->size > UINT64_MAX - s->start ? UINT64_MAX : s->start + s->size;
 }
 
 /* After an anonymous exec map: an image of the perf map's symbols in it, mapped over it. */
 static int perf_map_image(struct jit_tracker *t, const struct perf_rec_mmap *mm,
 			  const struct perf_data_attr *attr, const struct perf_sample *sample)
 {
-	struct perf_map *pm = perf_map_get(t, mm->pid);
 	uint64_t lo = UINT64_MAX, hi = 0, end = mm->start + mm->len;
 	struct jit_image_func *funcs = NULL;
+	const struct symtab *pm;
 	size_t nr = 0;
 	uint8_t id[JIT_IMAGE_BUILD_ID_SIZE];
-	char prefix[64], *image = NULL, salt[128];
+	char prefix[64], *image = NULL, *dir, salt[128];
 	struct stat st;
-	int err = 0;
+	int err;
 
-	if (!pm)
-		return -ENOMEM;
-	if (!attr)
+	err = perf_map_get(t, mm->pid, &pm);
+	if (err)
+		return err;
+	if (!pm || !attr)
 		return 0;
 	for (size_t i = 0; i < pm->nr; i++) {
-		const struct pm_sym *s = &pm->syms[i];
+		const struct symbol *s = &pm->syms[i];
 
 		if (s->start < mm->start || s->start >= end)
 			continue;
 		lo = s->start < lo ? s->start : lo;
-		hi = s->start + s->size > hi ? s->start + s->size : hi;
+		hi = sym_end(s) > hi ? sym_end(s) : hi;
 	}
 	if (lo == UINT64_MAX)
 		return 0;
@@ -674,17 +683,23 @@ static int perf_map_image(struct jit_tracker *t, const struct perf_rec_mmap *mm,
 	if (!funcs)
 		return -ENOMEM;
 	for (size_t i = 0; i < pm->nr; i++) {
-		const struct pm_sym *s = &pm->syms[i];
+		const struct symbol *s = &pm->syms[i];
 
 		if (s->start < lo || s->start >= hi)
 			continue;
 		funcs[nr++] = (struct jit_image_func){
-			.name = s->name, .size = s->start + s->size > hi ? hi - s->start : s->size,
+			.name = s->name, .size = (sym_end(s) > hi ? hi : sym_end(s)) - s->start,
 			.offset = JIT_IMAGE_TEXT_OFFSET + (s->start - lo),
 		};
 	}
 	snprintf(prefix, sizeof(prefix), "perf-%u-%" PRIx64, mm->pid, lo);
-	image = image_name(t, t->o.image_dir ? t->o.image_dir : "/tmp", prefix);
+	err = image_folder(t, "/tmp/perf-map", &dir);
+	if (err) {
+		free(funcs);
+		return err < 0 ? err : 0;
+	}
+	image = image_name(t, dir, prefix);
+	free(dir);
 	if (!image) {
 		free(funcs);
 		return -ENOMEM;
@@ -723,6 +738,7 @@ int jit_tracker_record(struct jit_tracker *t, const struct perf_event_header *re
 	uint64_t time = sample && sample->time != (uint64_t)-1 ? sample->time : 0;
 	struct perf_rec_mmap mm;
 	struct perf_rec_comm c;
+	struct jit_pid *p;
 	uint32_t pid;
 	int err;
 
@@ -739,12 +755,9 @@ int jit_tracker_record(struct jit_tracker *t, const struct perf_event_header *re
 		break;
 	case PERF_RECORD_COMM:
 		/* exec: a new program, whose maps are its own again */
-		if (!perf_rec_parse_comm(rec, &c) && (c.misc & PERF_RECORD_MISC_COMM_EXEC)) {
-			struct jit_pid *p = jit_pid_find(t, c.pid);
-
-			if (p)
-				p->pid = (uint32_t)-1;
-		}
+		if (!perf_rec_parse_comm(rec, &c) && (c.misc & PERF_RECORD_MISC_COMM_EXEC) &&
+		    (p = jit_pid_find(t, c.pid)))
+			p->pid = (uint32_t)-1;
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
@@ -759,8 +772,8 @@ int jit_tracker_record(struct jit_tracker *t, const struct perf_event_header *re
 			/* the injected maps due now go before what follows */
 			return flush(t, time, emit, ctx);
 		}
-		if (is_anon(mm.filename) && jit_pid_find(t, mm.pid) &&
-		    jit_pid_find(t, mm.pid)->has_dump) {
+		p = jit_pid_find(t, mm.pid);
+		if (is_anon(mm.filename) && p && p->has_dump) {
 			t->st.dropped++;
 			return 0;
 		}

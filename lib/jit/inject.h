@@ -42,6 +42,9 @@ struct jit_tracker;
 struct jit_tracker_opts {
 	const char *image_dir;	/* where images go; NULL: beside each dump (perf map
 				   images: beside the map file) */
+	bool temp_images;	/* instead: in a folder made under $TMPDIR (else /tmp)
+				   for the first image, removed with the images by
+				   jit_tracker_free() (the readers of a recording) */
 	const char *dump_dir;	/* where to look for a dump missing at its recorded path */
 	bool perf_map;		/* images from /tmp/perf-PID.map for anonymous code */
 	void (*warn)(void *ctx, const char *msg);	/* one line each; may be NULL */

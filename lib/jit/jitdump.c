@@ -368,7 +368,8 @@ static int parse_header(struct parser *ps, struct cursor *c)
 	return 0;
 }
 
-int jitdump_parse(const void *buf, size_t len, const char *name, struct jitdump **out)
+/* Parse the len bytes of buf (malloc'ed; taken over, freed on failure). */
+static int parse_owned(uint8_t *buf, size_t len, const char *name, struct jitdump **out)
 {
 	struct parser ps = { 0 };
 	struct jitdump *d;
@@ -377,11 +378,12 @@ int jitdump_parse(const void *buf, size_t len, const char *name, struct jitdump 
 
 	*out = NULL;
 	d = calloc(1, sizeof(*d));
-	if (!d || !(d->path = strdup(name)) || !(d->buf = malloc(len ? len : 1))) {
+	if (!d || !(d->path = strdup(name))) {
+		free(buf);
 		jitdump_free(d);
 		return sbx_error(-ENOMEM, "out of memory");
 	}
-	memcpy(d->buf, buf, len);
+	d->buf = buf;
 	d->len = len;
 	ps.d = d;
 	if (len < JITDUMP_HEADER_SIZE) {
@@ -470,6 +472,17 @@ fail:
 	return err;
 }
 
+int jitdump_parse(const void *buf, size_t len, const char *name, struct jitdump **out)
+{
+	uint8_t *copy = malloc(len ? len : 1);
+
+	*out = NULL;
+	if (!copy)
+		return sbx_error(-ENOMEM, "out of memory");
+	memcpy(copy, buf, len);
+	return parse_owned(copy, len, name, out);
+}
+
 int jitdump_open(const char *path, struct jitdump **out)
 {
 	uint8_t *buf = NULL;
@@ -505,7 +518,8 @@ int jitdump_open(const char *path, struct jitdump **out)
 			break;
 		len += n;
 	}
-	err = jitdump_parse(buf, len, path, out);
+	close(fd);
+	return parse_owned(buf, len, path, out);
 out:
 	close(fd);
 	free(buf);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "profile/sampleprof.h"
+#include "util/bytes.h"
 #include "util/error.h"
 
 struct sample_profile {
@@ -403,58 +404,6 @@ enum {
 	SEC_FUNC_METADATA = 5, SEC_CS_NAME_TABLE = 6, SEC_LBR_PROFILE = 32,
 };
 
-struct bytes {
-	uint8_t *p;
-	size_t len, cap;
-	bool failed;
-};
-
-static void b_put(struct bytes *b, const void *p, size_t n)
-{
-	if (b->failed)
-		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 4096;
-		uint8_t *q;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		q = realloc(b->p, cap);
-		if (!q) {
-			b->failed = true;
-			return;
-		}
-		b->p = q;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
-
-static void b_uleb(struct bytes *b, uint64_t v)
-{
-	uint8_t buf[10];
-	size_t n = 0;
-
-	do {
-		buf[n] = v & 0x7f;
-		v >>= 7;
-		if (v)
-			buf[n] |= 0x80;
-		n++;
-	} while (v);
-	b_put(b, buf, n);
-}
-
-static void b_u64(struct bytes *b, uint64_t v)
-{
-	uint8_t le[8];
-
-	for (int i = 0; i < 8; i++)
-		le[i] = (uint8_t)(v >> (8 * i));
-	b_put(b, le, 8);
-}
-
 /* The name table: every name, sorted by its bytes (std::set<StringRef> order). */
 struct names {
 	struct hashmap index;		/* struct name_slot, by name */
@@ -594,12 +543,12 @@ static int write_summary(struct bytes *out, struct sp_func *const *funcs, size_t
 	}
 	if (c.nr)
 		qsort(c.v, c.nr, sizeof(*c.v), cmp_desc);
-	b_uleb(out, total);
-	b_uleb(out, max);
-	b_uleb(out, max_head);
-	b_uleb(out, c.nr);
-	b_uleb(out, nf);
-	b_uleb(out, sizeof(cutoffs) / sizeof(*cutoffs));
+	bytes_put_uleb(out, total);
+	bytes_put_uleb(out, max);
+	bytes_put_uleb(out, max_head);
+	bytes_put_uleb(out, c.nr);
+	bytes_put_uleb(out, nf);
+	bytes_put_uleb(out, sizeof(cutoffs) / sizeof(*cutoffs));
 	for (size_t k = 0; k < sizeof(cutoffs) / sizeof(*cutoffs); k++) {
 		/* floor(total * cutoff / 1e6), without overflow */
 		unsigned __int128 want = (unsigned __int128)total * cutoffs[k] / 1000000;
@@ -617,9 +566,9 @@ static int write_summary(struct bytes *out, struct sp_func *const *funcs, size_t
 			sum += v * freq;
 			seen += freq;
 		}
-		b_uleb(out, cutoffs[k]);
-		b_uleb(out, count);
-		b_uleb(out, seen);
+		bytes_put_uleb(out, cutoffs[k]);
+		bytes_put_uleb(out, count);
+		bytes_put_uleb(out, seen);
 	}
 	free(c.v);
 	return 0;
@@ -636,9 +585,9 @@ static int write_body(struct bytes *out, const struct names *n, const struct sp_
 
 	if ((hashmap_nr(&f->body) && !body) || (hashmap_nr(&f->callsites) && !cs))
 		err = -ENOMEM;
-	b_uleb(out, name_idx(n, f->name));
-	b_uleb(out, f->total);
-	b_uleb(out, nb);
+	bytes_put_uleb(out, name_idx(n, f->name));
+	bytes_put_uleb(out, f->total);
+	bytes_put_uleb(out, nb);
 	for (size_t i = 0; i < nb && !err; i++) {
 		struct sp_target **t = (struct sp_target **)sorted_entries(&body[i]->targets,
 									   cmp_target, &nt);
@@ -647,19 +596,19 @@ static int write_body(struct bytes *out, const struct names *n, const struct sp_
 			err = -ENOMEM;
 			break;
 		}
-		b_uleb(out, body[i]->loc.line);
-		b_uleb(out, body[i]->loc.disc);
-		b_uleb(out, body[i]->count);
-		b_uleb(out, nt);
+		bytes_put_uleb(out, body[i]->loc.line);
+		bytes_put_uleb(out, body[i]->loc.disc);
+		bytes_put_uleb(out, body[i]->count);
+		bytes_put_uleb(out, nt);
 		for (size_t k = 0; k < nt; k++) {
-			b_uleb(out, name_idx(n, t[k]->name));
-			b_uleb(out, t[k]->count);
+			bytes_put_uleb(out, name_idx(n, t[k]->name));
+			bytes_put_uleb(out, t[k]->count);
 		}
 		free(t);
 	}
 	for (size_t i = 0; i < nc; i++)
 		ncallees += hashmap_nr(&cs[i]->callees);
-	b_uleb(out, ncallees);
+	bytes_put_uleb(out, ncallees);
 	for (size_t i = 0; i < nc && !err; i++) {
 		struct sp_func **g = (struct sp_func **)sorted_entries(&cs[i]->callees,
 								       cmp_func_name, &nt);
@@ -669,8 +618,8 @@ static int write_body(struct bytes *out, const struct names *n, const struct sp_
 			break;
 		}
 		for (size_t k = 0; k < nt && !err; k++) {
-			b_uleb(out, cs[i]->loc.line);
-			b_uleb(out, cs[i]->loc.disc);
+			bytes_put_uleb(out, cs[i]->loc.line);
+			bytes_put_uleb(out, cs[i]->loc.disc);
 			err = write_body(out, n, g[k]);
 		}
 		free(g);
@@ -720,27 +669,27 @@ int sample_profile_write_extbinary(struct sample_profile *p, FILE *out)
 		}
 	}
 	err = write_summary(&sec[0], funcs, nf);
-	b_uleb(&sec[1], names.nr);
+	bytes_put_uleb(&sec[1], names.nr);
 	for (size_t i = 0; i < names.nr; i++)
-		b_put(&sec[1], names.sorted[i], strlen(names.sorted[i]) + 1);
-	b_uleb(&sec[2], 0);	/* no CS names */
+		bytes_put(&sec[1], names.sorted[i], strlen(names.sorted[i]) + 1);
+	bytes_put_uleb(&sec[2], 0);	/* no CS names */
 	for (size_t i = 0; i < nf && !err; i++) {
 		func_off[i] = sec[4].len;
-		b_uleb(&sec[4], funcs[i]->head);
+		bytes_put_uleb(&sec[4], funcs[i]->head);
 		err = write_body(&sec[4], &names, funcs[i]);
 	}
-	b_uleb(&sec[3], nf);
+	bytes_put_uleb(&sec[3], nf);
 	for (size_t i = 0; i < nf; i++) {
-		b_uleb(&sec[3], name_idx(&names, funcs[i]->name));
-		b_uleb(&sec[3], func_off[i]);
+		bytes_put_uleb(&sec[3], name_idx(&names, funcs[i]->name));
+		bytes_put_uleb(&sec[3], func_off[i]);
 	}
 	for (int i = 0; i < 7; i++)
 		err = err ? err : sec[i].failed ? -ENOMEM : 0;
 	if (err)
 		goto out;
-	b_uleb(&head, SP_MAGIC_EXTBINARY);
-	b_uleb(&head, SP_VERSION);
-	b_u64(&head, 7);
+	bytes_put_uleb(&head, SP_MAGIC_EXTBINARY);
+	bytes_put_uleb(&head, SP_VERSION);
+	bytes_put_u64(&head, 7);
 	pos = head.len + 7 * 32;
 	for (int k = 0; k < 7; k++) {
 		int i = physical[k];
@@ -749,11 +698,11 @@ int sample_profile_write_extbinary(struct sample_profile *p, FILE *out)
 		pos += sec[i].len;
 	}
 	for (int i = 0; i < 7; i++) {
-		b_u64(&head, types[i]);
+		bytes_put_u64(&head, types[i]);
 		/* the name table says when names carry .__uniq. suffixes */
-		b_u64(&head, types[i] == SEC_NAME_TABLE && uniq ? 1ULL << 34 : 0);
-		b_u64(&head, offsets[i]);
-		b_u64(&head, sec[i].len);
+		bytes_put_u64(&head, types[i] == SEC_NAME_TABLE && uniq ? 1ULL << 34 : 0);
+		bytes_put_u64(&head, offsets[i]);
+		bytes_put_u64(&head, sec[i].len);
 	}
 	if (head.failed) {
 		err = -ENOMEM;
