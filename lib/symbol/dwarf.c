@@ -42,6 +42,14 @@ struct inl_tree {
 	struct inl_node *nodes;
 	size_t nr, cap;
 	bool failed;
+	/*
+	 * The nodes' ends, sorted and distinct; between bound[i] and
+	 * bound[i + 1] the innermost node is inner[i] (-1: none), so a lookup
+	 * is a binary search, not a walk over every node of a big function.
+	 */
+	uint64_t *bound;
+	int32_t *inner;
+	size_t nr_bound;
 };
 
 
@@ -325,6 +333,8 @@ void dwarf_info_free(struct dwarf_info *d)
 
 		for (size_t i = 0; (t = hashmap_next(&d->trees, &i));) {
 			free(t->nodes);
+			free(t->bound);
+			free(t->inner);
 			free(t);
 		}
 		hashmap_release(&d->trees);
@@ -428,6 +438,67 @@ static void walk_inlines(struct dwarf_info *d, struct inl_tree *t, Dwarf_Die *sc
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The first bound above addr (nr_bound when none is). */
+static size_t bound_above(const struct inl_tree *t, uint64_t addr)
+{
+	size_t a = 0, b = t->nr_bound;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (t->bound[m] <= addr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/*
+ * The segments of t: every node's ends, and the innermost node of each
+ * stretch between two (the first of the deepest, as a walk in node order
+ * finds it). Without memory for them, t->failed.
+ */
+static void inline_segments(struct inl_tree *t)
+{
+	size_t n = 0;
+
+	if (!t->nr)
+		return;
+	t->bound = malloc(2 * t->nr * sizeof(*t->bound));
+	t->inner = malloc(2 * t->nr * sizeof(*t->inner));
+	if (!t->bound || !t->inner) {
+		t->failed = true;
+		return;
+	}
+	for (size_t i = 0; i < t->nr; i++) {
+		t->bound[n++] = t->nodes[i].lo;
+		t->bound[n++] = t->nodes[i].hi;
+	}
+	qsort(t->bound, n, sizeof(*t->bound), cmp_u64);
+	t->nr_bound = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!t->nr_bound || t->bound[t->nr_bound - 1] != t->bound[i])
+			t->bound[t->nr_bound++] = t->bound[i];
+	for (size_t i = 0; i < t->nr_bound; i++)
+		t->inner[i] = -1;
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct inl_node *node = &t->nodes[i];
+
+		for (size_t k = bound_above(t, node->lo) - 1; k < t->nr_bound &&
+		     t->bound[k] < node->hi; k++)
+			if (t->inner[k] < 0 || node->depth > t->nodes[t->inner[k]].depth)
+				t->inner[k] = (int32_t)i;
+	}
+}
+
 /* The inline tree of the function whose DIE is at off, walked on first use. */
 static struct inl_tree *inline_tree(struct dwarf_info *d, uint64_t off)
 {
@@ -435,7 +506,7 @@ static struct inl_tree *inline_tree(struct dwarf_info *d, uint64_t off)
 	Dwarf_Die die;
 
 	if (t)
-		return t;
+		return t->failed ? NULL : t;
 	t = calloc(1, sizeof(*t));
 	if (!t || hashmap_put(&d->trees, hash_u64(off), t)) {
 		free(t);
@@ -444,7 +515,8 @@ static struct inl_tree *inline_tree(struct dwarf_info *d, uint64_t off)
 	t->die = off;
 	if (dwarf_offdie(d->dbg, off, &die))
 		walk_inlines(d, t, &die, -1, 0);
-	return t;
+	inline_segments(t);
+	return t->failed ? NULL : t;
 }
 
 static bool rows_of(const void *entry, const void *key)
@@ -555,24 +627,16 @@ size_t dwarf_info_frames_span(struct dwarf_info *d, uint64_t addr, struct dwarf_
 		lineno = 0;
 	if (line)
 		dwarf_linediscriminator(line, &disc);
-	/* the innermost inlined subroutine holding addr, then its parents */
-	for (size_t i = 0; i < t->nr; i++) {
-		const struct inl_node *n = &t->nodes[i];
+	/* the innermost inlined subroutine holding addr (then its parents), and its stretch */
+	if (t->nr_bound) {
+		size_t k = bound_above(t, addr);
 
-		if (addr >= n->lo && addr < n->hi) {
-			if (!inner || n->depth > inner->depth)
-				inner = n;
-			if (span && n->lo > span[0])
-				span[0] = n->lo;
-			if (span && n->hi < span[1])
-				span[1] = n->hi;
-		} else if (span) {
-			/* the span ends where another inlined range begins or ends */
-			if (n->lo > addr && n->lo < span[1])
-				span[1] = n->lo;
-			if (n->hi <= addr && n->hi > span[0])
-				span[0] = n->hi;
-		}
+		if (k > 0 && k < t->nr_bound && t->inner[k - 1] >= 0)
+			inner = &t->nodes[t->inner[k - 1]];
+		if (span && k > 0 && t->bound[k - 1] > span[0])
+			span[0] = t->bound[k - 1];
+		if (span && k < t->nr_bound && t->bound[k] < span[1])
+			span[1] = t->bound[k];
 	}
 	for (const struct inl_node *n = inner; n && nr_inl < MAX_INLINE;
 	     n = n->parent >= 0 ? &t->nodes[n->parent] : NULL)

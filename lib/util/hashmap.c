@@ -6,7 +6,7 @@
 
 #include "util/hashmap.h"
 
-#define MIN_SIZE	64
+#define MIN_SIZE	8
 
 static void place(struct hashmap_slot *slots, size_t size, uint64_t hash, void *entry)
 {
