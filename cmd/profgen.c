@@ -10,6 +10,8 @@
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,7 +113,94 @@ struct profgen {
 	uint64_t dropped[PG_NR_REASONS];
 	uint64_t samples, used;
 	bool lbr, symbols_only;
+	struct opener *opener;
 };
+
+/*
+ * The --binary files, opened by a thread of their own while the main one
+ * reads the samples, which then reads ahead their DWARF (line tables,
+ * inline trees) for as long as the reading lasts: the two take about as
+ * long, and the machine has a second core. The binaries are the main
+ * thread's again once opener_join() returns.
+ */
+struct opener {
+	pthread_t thread;
+	bool started;
+	atomic_bool stop;
+	const char *const *paths;
+	const char *debug;
+	size_t nr;
+	struct binary **b;
+	int *err;
+	char **msg;			/* the error message of err[i] */
+};
+
+static void *opener_main(void *arg)
+{
+	struct opener *o = arg;
+
+	for (size_t i = 0; i < o->nr; i++) {
+		o->err[i] = binary_open(o->paths[i], o->debug, &o->b[i]);
+		if (o->err[i])
+			o->msg[i] = strdup(sbx_error_msg() ? sbx_error_msg() : "");
+	}
+	for (size_t i = 0; i < o->nr; i++)
+		if (o->b[i])
+			binary_preload(o->b[i], &o->stop);
+	return NULL;
+}
+
+/* Start opening the given binaries; without a thread, they are opened here. */
+static int opener_start(struct profgen *g)
+{
+	struct opener *o = calloc(1, sizeof(*o));
+	size_t n = g->binaries.nr;
+
+	if (!o)
+		return error("out of memory");
+	g->opener = o;
+	o->paths = (const char *const *)g->binaries.items;
+	o->nr = n;
+	o->debug = g->debug_binary;
+	o->b = calloc(n, sizeof(*o->b));
+	o->err = calloc(n, sizeof(*o->err));
+	o->msg = calloc(n, sizeof(*o->msg));
+	if (!o->b || !o->err || !o->msg)
+		return error("out of memory");
+	atomic_init(&o->stop, false);
+	sbx_elf_ready();	/* libelf's one-time set-up, before a second thread */
+	o->started = !pthread_create(&o->thread, NULL, opener_main, o);
+	if (!o->started) {
+		atomic_store(&o->stop, true);	/* no read-ahead: nothing to overlap */
+		opener_main(o);
+	}
+	return 0;
+}
+
+/* Stop the read-ahead and wait for the thread. */
+static void opener_join(struct opener *o)
+{
+	if (!o || !o->started)
+		return;
+	atomic_store(&o->stop, true);
+	pthread_join(o->thread, NULL);
+	o->started = false;
+}
+
+static void opener_free(struct opener *o)
+{
+	if (!o)
+		return;
+	opener_join(o);
+	for (size_t i = 0; i < o->nr; i++) {
+		binary_free(o->b ? o->b[i] : NULL);
+		free(o->msg ? o->msg[i] : NULL);
+	}
+	free(o->b);
+	free(o->err);
+	free(o->msg);
+	free(o);
+}
 
 static int on_record(void *ctx, const struct perf_event_header *rec,
 		     const struct perf_data_attr *attr, const struct perf_sample *s)
@@ -252,9 +341,13 @@ static int match_given(struct profgen *g)
 		int err;
 
 		t->given = g->binaries.items[i];
-		err = binary_open(t->given, g->debug_binary, &t->b);
-		if (err)
+		err = g->opener->err[i];
+		if (err) {
+			sbx_error(err, "%s", g->opener->msg[i]);
 			return error_lib(err, t->given);
+		}
+		t->b = g->opener->b[i];
+		g->opener->b[i] = NULL;	/* the target's now */
 		for (size_t k = 0; k < g->nr_in; k++) {
 			struct pg_dso *const *dsos;
 			size_t n = pg_collector_dsos(g->in[k].c, &dsos);
@@ -650,6 +743,7 @@ static void profgen_release(struct profgen *g)
 	}
 	free(g->in);
 	free(g->pids);
+	opener_free(g->opener);
 	strlist_release(&g->inputs);
 	strlist_release(&g->scripts);
 	strlist_release(&g->binaries);
@@ -702,7 +796,13 @@ int cmd_profgen(int argc, char **argv)
 			goto out;
 		goto write;
 	}
+	if (g.binaries.nr) {
+		ret = opener_start(&g);
+		if (ret)
+			goto out;
+	}
 	ret = read_inputs(&g);
+	opener_join(g.opener);
 	if (ret)
 		goto out;
 	{

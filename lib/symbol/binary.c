@@ -191,6 +191,12 @@ static int read_layout(struct binary *b, Elf *elf)
 	return read_code_starts(b, elf);
 }
 
+void binary_preload(struct binary *b, const atomic_bool *stop)
+{
+	if (b->dwarf)
+		dwarf_info_preload(b->dwarf, stop);
+}
+
 int binary_open(const char *path, const char *debug_path, struct binary **out)
 {
 	struct binary *b = calloc(1, sizeof(*b));

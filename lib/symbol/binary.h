@@ -57,6 +57,9 @@ struct binary {
 int binary_open(const char *path, const char *debug_path, struct binary **out);
 void binary_free(struct binary *b);
 
+/* Read ahead b's DWARF until *stop is set (dwarf_info_preload); none: nothing. */
+void binary_preload(struct binary *b, const atomic_bool *stop);
+
 /* The vaddr of a file offset, through the PT_LOAD segments; UINT64_MAX when none holds it. */
 uint64_t binary_offset_to_vaddr(const struct binary *b, uint64_t offset);
 

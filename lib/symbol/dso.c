@@ -307,7 +307,8 @@ static void dso_load(struct dso *d)
 	d->loaded = true;
 	switch (d->kind) {
 	case DSO_ELF:
-		elf_version(EV_CURRENT);
+		if (!sbx_elf_ready())
+			return;
 		if (!strcmp(d->path, "[vdso]")) {
 			load_vdso(d);
 			break;

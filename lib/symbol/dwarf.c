@@ -587,6 +587,18 @@ static void row_span(struct dwarf_info *d, Dwarf_Die *cu, uint64_t addr, uint64_
 		*hi = r->addr[a];
 }
 
+void dwarf_info_preload(struct dwarf_info *d, const atomic_bool *stop)
+{
+	for (size_t i = 0; i < d->nr_cus && !atomic_load_explicit(stop, memory_order_relaxed); i++) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(d->dbg, d->cus[i].die, &cu))
+			cu_rows(d, &cu);
+	}
+	for (size_t i = 0; i < d->nr_funcs && !atomic_load_explicit(stop, memory_order_relaxed); i++)
+		inline_tree(d, d->funcs[i].die);
+}
+
 size_t dwarf_info_frames(struct dwarf_info *d, uint64_t addr, struct dwarf_frame *frames,
 			 size_t max)
 {

@@ -15,6 +15,7 @@
  * dwarf_info_free().
  */
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,14 @@ struct dwarf_info;
  */
 struct dwarf_info *dwarf_info_open(const char *path, const char *debug_path);
 void dwarf_info_free(struct dwarf_info *d);
+
+/*
+ * Read ahead what lookups will need: every CU's line table, then every
+ * function's inline tree, until *stop is set (checked between two of them).
+ * For a thread of its own while the caller does other work (reading the
+ * samples): d is not to be used by another thread until this returns.
+ */
+void dwarf_info_preload(struct dwarf_info *d, const atomic_bool *stop);
 
 /* The file the DWARF was read from. */
 const char *dwarf_info_file(const struct dwarf_info *d);
