@@ -240,34 +240,43 @@ static int collect_branches(struct pg_collector *c, uint32_t pid,
 		uint64_t q[1 + 1 + 2 * MAX_BRANCHES];
 	} key;
 	uint64_t *ends = key.s.ends;
-	struct map *last = NULL;
+	struct map *near[2] = { NULL, NULL };	/* the maps of the last ends: most ends are in one */
 	size_t nr_distinct = 0;
 
 	if (nr > MAX_BRANCHES)
 		nr = MAX_BRANCHES;
 	for (size_t i = 0; i < 2 * nr; i++) {
-		uint64_t addr = i & 1 ? br[i / 2].to : br[i / 2].from;
+		const struct perf_branch_entry_raw *e = &br[i >> 1];
+		uint64_t addr = i & 1 ? e->to : e->from;
 		struct map *m;
+		size_t k = 0;
 
-		/* most ends are in the map of the one before: maps do not overlap */
-		if (last && addr >= last->start && addr < last->end) {
-			m = last;
-			offs[i] = addr - m->start + m->pgoff;
+		/* maps do not overlap: an address inside one is in no other */
+		if (near[0] && addr - near[0]->start < near[0]->end - near[0]->start) {
+			m = near[0];
+		} else if (near[1] && addr - near[1]->start < near[1]->end - near[1]->start) {
+			m = near[1];
+			near[1] = near[0];
+			near[0] = m;
 		} else {
-			m = locate(c, pid, mode, addr, &offs[i]);
-			last = m ? m : last;
-		}
-		dsos[i] = m ? m->dso : NULL;
-		if (!dsos[i])
-			continue;
-		{
-			size_t k = 0;
+			uint64_t off;
 
-			while (k < nr_distinct && distinct[k] != dsos[i])
-				k++;
-			if (k == nr_distinct)
-				distinct[nr_distinct++] = dsos[i];
+			m = locate(c, pid, mode, addr, &off);
+			if (m) {
+				near[1] = near[0];
+				near[0] = m;
+			}
 		}
+		if (!m) {
+			dsos[i] = NULL;
+			continue;
+		}
+		offs[i] = addr - m->start + m->pgoff;
+		dsos[i] = m->dso;
+		while (k < nr_distinct && distinct[k] != m->dso)
+			k++;
+		if (k == nr_distinct)
+			distinct[nr_distinct++] = m->dso;
 	}
 	for (size_t j = 0; j < nr_distinct; j++) {
 		struct pg_dso *d = dso_counts(c, distinct[j]);
