@@ -55,6 +55,9 @@ static int deliver(void *ctx, const struct perf_event_header *rec,
 
 	if (rec->type == PERF_RECORD_HEADER_BUILD_ID)
 		return machine_add_build_ids(in->machine, rec, rec->size, false);
+	/* the common case, without the tracker's bookkeeping */
+	if (rec->type == PERF_RECORD_SAMPLE && jit_tracker_idle(in->jit))
+		return in->fn(in->ctx, rec, attr, sample);
 	/* through the JIT tracker, which hands it on to deliver_jit() */
 	in->attr = attr;
 	in->rec = rec;

@@ -247,6 +247,11 @@ static int flush(struct jit_tracker *t, uint64_t until, jit_emit_fn emit, void *
 	return 0;
 }
 
+bool jit_tracker_idle(const struct jit_tracker *t)
+{
+	return t->head == t->nr_pend;
+}
+
 int jit_tracker_finish(struct jit_tracker *t, jit_emit_fn emit, void *ctx)
 {
 	return flush(t, UINT64_MAX, emit, ctx);

@@ -92,6 +92,12 @@ int jit_tracker_record(struct jit_tracker *t, const struct perf_event_header *re
 /* The end of the recording: emit what is still pending. 0 or a negative errno. */
 int jit_tracker_finish(struct jit_tracker *t, jit_emit_fn emit, void *ctx);
 
+/*
+ * True when t holds nothing back: a SAMPLE may then go straight to its
+ * reader (jit_tracker_record() would hand it on as it is).
+ */
+bool jit_tracker_idle(const struct jit_tracker *t);
+
 size_t jit_tracker_nr_images(const struct jit_tracker *t);
 const struct jit_image_info *jit_tracker_image(const struct jit_tracker *t, size_t i);
 const struct jit_stats *jit_tracker_stats(const struct jit_tracker *t);
