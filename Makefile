@@ -72,6 +72,18 @@ $(B)/%.o: %.c $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# The names of the x86-64 system calls, from the kernel's headers as the compiler sees them
+GEN_SYSCALLS := build/gen/measure/syscall-names.h
+$(GEN_SYSCALLS):
+	@mkdir -p $(dir $@)
+	echo '#include <asm/unistd_64.h>' | $(CC) -E -dM -x c - | \
+		awk '/^#define __NR_/ && $$3 ~ /^[0-9]+$$/ { sub("__NR_", "", $$2); \
+		print "SYSCALL(" $$3 ", " $$2 ")" }' | sort -t'(' -k2 -n > $@.tmp && \
+		test -s $@.tmp && mv $@.tmp $@
+$(B)/lib/measure/workload.o build/fuzz/lib/measure/workload.o: $(GEN_SYSCALLS)
+$(B)/lib/measure/workload.o: ALL_CFLAGS += -Ibuild/gen
+build/fuzz/lib/measure/workload.o: FUZZ_CFLAGS += -Ibuild/gen
+
 # rebuild when the flags change
 $(B)/.flags: FORCE
 	@mkdir -p $(B)

@@ -251,6 +251,17 @@ int cmd_report(int argc, char **argv)
 		case OPT_PID:
 			if (strlist_split(&r.filter.pids, p.arg, ','))
 				goto out_opts;
+			for (size_t i = 0; i < r.filter.pids.nr; i++) {
+				const char *v = r.filter.pids.items[i];
+
+				/* as the pid column prints it: decimal, no sign, no leading zero */
+				if (!*v || strspn(v, "0123456789") != strlen(v) ||
+				    (v[0] == '0' && v[1]) || strlen(v) > 10) {
+					ret = opts_usage_error(&p, "--pid takes process ids (numbers), "
+							       "not '%s'", v);
+					goto out_opts;
+				}
+			}
 			break;
 		case OPT_COMM:
 			if (strlist_split(&r.filter.comms, p.arg, ','))

@@ -105,6 +105,7 @@ static char *read_all(const char *path)
 		return NULL;
 	}
 	buf = malloc(cap);
+	errno = 0;
 	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
 		len += n;
 		if (len + 1 == cap) {
@@ -121,7 +122,8 @@ static char *read_all(const char *path)
 		}
 	}
 	if (buf && ferror(f)) {
-		sbx_error_errno(-EIO, "cannot read '%s'", path);
+		/* a directory: EISDIR */
+		sbx_error_errno(errno ? -errno : -EIO, "cannot read '%s'", path);
 		free(buf);
 		buf = NULL;
 	}
@@ -516,9 +518,12 @@ static int run_main(int argc, char **argv)
 		case OPT_TIMEOUT:
 			errno = 0;
 			c.mo.timeout_s = strtod(p.arg, &end);
-			if (errno || *end || !*p.arg || !(c.mo.timeout_s > 0) || c.mo.timeout_s > 86400)
+			if (errno || *end || !*p.arg || !(c.mo.timeout_s > 0))
 				err = opts_usage_error(&p, "--timeout must be a number of seconds "
 						       "above 0, not '%s'", p.arg);
+			else if (c.mo.timeout_s > 86400)
+				err = opts_usage_error(&p, "--timeout is at most 86400 seconds (a day), "
+						       "not '%s'", p.arg);
 			break;
 		case OPT_ALLOW_SYSCALLS:
 			c.mo.allow_syscalls = true;

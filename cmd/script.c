@@ -92,7 +92,11 @@ static int parse_fields(struct script *s, const char *arg)
 		s->field[f] = add;
 	}
 	free(copy);
-	return 0;
+	/* nothing to print: blank lines help nobody */
+	for (size_t f = 0; f < NR_FIELDS; f++)
+		if (s->field[f])
+			return 0;
+	return -EINVAL;
 }
 
 /* The tracing data, parsed on first use; NULL when the file has none. */

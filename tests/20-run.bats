@@ -106,6 +106,19 @@ in_range() {
 	assert_equal "$stderr" "sbx run: error: <asm>: forbidden system call getpid (39), snippet+0x5: syscall"
 	run -0 --separate-stderr sbx run --allow-syscalls --min-instructions 100 --asm $'movl $39, %eax\nsyscall'
 	assert_line --index 1 --regexp '^<asm> +latency +[0-9.]+'
+	# every x86-64 call has its name (from the kernel headers), not only the common ones
+	run -1 --separate-stderr sbx run --asm $'movl $110, %eax\nsyscall'
+	assert_equal "$stderr" "sbx run: error: <asm>: forbidden system call getppid (110), snippet+0x5: syscall"
+	# a 32-bit call is killed by the filter without a number: say what it was
+	run -1 --separate-stderr sbx run --asm 'int $0x80'
+	assert_equal "$stderr" "sbx run: error: <asm>: a 32-bit system call (int \$0x80 or sysenter), which the seccomp filter refuses: killed by SIGSYS"
+}
+
+@test "a directory as snippet and a timeout past a day get messages that say so" {
+	run -1 --separate-stderr sbx run "$BATS_TEST_TMPDIR"
+	assert_equal "$stderr" "sbx run: error: cannot read '$BATS_TEST_TMPDIR': Is a directory"
+	run -2 --separate-stderr sbx run --timeout 1e9 --asm nop
+	assert_equal "${stderr_lines[0]}" "sbx run: error: --timeout is at most 86400 seconds (a day), not '1e9'"
 }
 
 @test "a malformed annotation names the file, the line and what was expected" {

@@ -135,6 +135,11 @@ compare_rows() {	# $1 perf rows, $2 sbx rows
 	echo "$output" | jq -e 'length == 1 and .[0].comm == "forker"'
 	run -0 sbx report -i "$W/nl.data" --comm no-such-comm
 	assert_output --partial "no samples match"
+	# a pid that is no number is a usage error, not an empty report
+	run -2 --separate-stderr sbx report -i "$W/nl.data" --pid "$pid,abc"
+	assert_equal "${stderr_lines[0]}" "sbx report: error: --pid takes process ids (numbers), not 'abc'"
+	run -2 --separate-stderr sbx report -i "$W/nl.data" --pid 0123
+	assert_equal "${stderr_lines[0]}" "sbx report: error: --pid takes process ids (numbers), not '0123'"
 }
 
 @test "report: pipe mode from stdin and from a saved stream" {

@@ -88,6 +88,11 @@ for line in sys.stdin:
 	assert_line --regexp 'cpu-clock: hot_a\+0x'
 	run -2 --separate-stderr sbx script -F comm,nosuch -i "$W/nl.data"
 	[[ "$stderr" == *"bad -F"* ]]
+	# no field at all would print blank lines
+	run -2 --separate-stderr sbx script -F '' -i "$W/nl.data"
+	[[ "$stderr" == *"bad -F ''"* ]]
+	run -2 --separate-stderr sbx script -F -comm,-pid,-tid,-cpu,-time,-event,-ip,-sym,-dso,-period,-callchain,-trace,-addr,-symoff -i "$W/nl.data"
+	[[ "$stderr" == *"bad -F"* ]]
 }
 
 @test "script: call chains, frame by frame as perf script resolves them" {

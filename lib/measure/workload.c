@@ -248,6 +248,7 @@ int workload_start(struct workload *w)
 static void finish(struct workload *w, int ws)
 {
 	w->ended = 1;
+	w->st.seccomp = !!(w->opts.flags & WORKLOAD_SECCOMP);
 	if (w->fatal_signo) {
 		w->st.signaled = 1;
 		w->st.signo = w->fatal_signo;
@@ -461,24 +462,11 @@ const char *workload_signal_name(int signo, char *buf, size_t len)
 }
 
 /* x86-64 system call numbers: the common ones, for messages */
+/* Every x86-64 system call by number, as <asm/unistd_64.h> names them. */
 static const char *const syscall_names[] = {
-	[0] = "read", [1] = "write", [2] = "open", [3] = "close", [4] = "stat",
-	[5] = "fstat", [6] = "lstat", [7] = "poll", [8] = "lseek", [9] = "mmap",
-	[10] = "mprotect", [11] = "munmap", [12] = "brk", [13] = "rt_sigaction",
-	[14] = "rt_sigprocmask", [15] = "rt_sigreturn", [16] = "ioctl", [17] = "pread64",
-	[18] = "pwrite64", [19] = "readv", [20] = "writev", [21] = "access", [22] = "pipe",
-	[23] = "select", [24] = "sched_yield", [25] = "mremap", [28] = "madvise",
-	[32] = "dup", [33] = "dup2", [34] = "pause", [35] = "nanosleep", [37] = "alarm",
-	[39] = "getpid", [41] = "socket", [42] = "connect", [56] = "clone", [57] = "fork",
-	[58] = "vfork", [59] = "execve", [60] = "exit", [61] = "wait4", [62] = "kill",
-	[63] = "uname", [72] = "fcntl", [79] = "getcwd", [80] = "chdir", [82] = "rename",
-	[83] = "mkdir", [84] = "rmdir", [85] = "creat", [86] = "link", [87] = "unlink",
-	[89] = "readlink", [90] = "chmod", [96] = "gettimeofday", [101] = "ptrace",
-	[102] = "getuid", [131] = "sigaltstack", [158] = "arch_prctl", [186] = "gettid", [200] = "tkill",
-	[201] = "time", [202] = "futex", [228] = "clock_gettime", [230] = "clock_nanosleep",
-	[231] = "exit_group", [234] = "tgkill", [257] = "openat", [262] = "newfstatat",
-	[293] = "pipe2", [298] = "perf_event_open", [318] = "getrandom", [322] = "execveat",
-	[435] = "clone3",
+#define SYSCALL(nr, name) [nr] = #name,
+#include "measure/syscall-names.h"	/* generated: build/gen/ */
+#undef SYSCALL
 };
 
 const char *workload_syscall_name(long nr)
@@ -504,6 +492,10 @@ char *workload_status_describe(const struct workload_status *st, double timeout_
 			snprintf(buf, len, "forbidden system call %s (%ld)", name, st->syscall_nr);
 		else
 			snprintf(buf, len, "forbidden system call %ld", st->syscall_nr);
+	} else if (st->signaled && st->signo == SIGSYS && st->seccomp) {
+		/* the filter kills a call of another ABI outright: no number to report */
+		snprintf(buf, len, "a 32-bit system call (int $0x80 or sysenter), which the "
+			 "seccomp filter refuses: killed by SIGSYS");
 	} else if (st->signaled) {
 		const char *name = workload_signal_name(st->signo, sb, sizeof(sb));
 

@@ -31,6 +31,7 @@ struct workload_status {
 	unsigned long fault_ip;		/* the child's rip at the fault (ptrace only, else 0) */
 	int timed_out;			/* ended (SIGKILL) by the timeout; signaled is 0 then */
 	long syscall_nr;		/* a forbidden system call (seccomp), else -1 */
+	int seccomp;			/* the child ran under the seccomp filter */
 	int exec_errno;			/* exec (or pinning to cpu) failed in the child: its
 					   errno, else 0 */
 };
