@@ -28,6 +28,7 @@ struct perf_sample_layout {
 	int id_pos;		/* u64 index of the id in a SAMPLE body, -1 when none */
 	int is_pos;		/* u64 index of the id counted from a trailer's end, -1 */
 	size_t id_size;		/* bytes of the sample_id_all trailer, 0 when off */
+	size_t fixed_size;	/* bytes of every SAMPLE body when no field varies, else 0 */
 };
 
 /* The layout of the records of an event described by attr. */

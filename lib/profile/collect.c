@@ -42,6 +42,7 @@ struct pg_collector {
 	size_t nr_dsos;
 	struct hashmap names;		/* interned callee names */
 	struct chunk *chunks;
+	struct pg_dso *last;		/* the one dso_counts() gave last */
 	uint64_t dropped[PG_NR_REASONS];
 	uint64_t samples;
 };
@@ -119,10 +120,14 @@ struct pg_dso *pg_collector_find(const struct pg_collector *c, const struct dso 
 
 static struct pg_dso *dso_counts(struct pg_collector *c, struct dso *dso)
 {
-	struct pg_dso *d = pg_collector_find(c, dso), **v;
+	struct pg_dso *d, **v;
 
+	/* most samples are in the DSO of the one before */
+	if (c->last && c->last->dso == dso)
+		return c->last;
+	d = pg_collector_find(c, dso);
 	if (d)
-		return d;
+		return c->last = d;
 	v = realloc(c->order, (c->nr_dsos + 1) * sizeof(*v));
 	if (!v)
 		return NULL;
@@ -135,7 +140,7 @@ static struct pg_dso *dso_counts(struct pg_collector *c, struct dso *dso)
 	if (hashmap_put(&c->by_dso, hash_u64((uintptr_t)dso), d))
 		return NULL;
 	c->order[c->nr_dsos++] = d;
-	return d;
+	return c->last = d;
 }
 
 static bool name_is(const void *entry, const void *key)

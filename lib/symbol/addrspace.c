@@ -134,7 +134,7 @@ struct machine {
 	size_t nr_threads, cap_threads;
 	struct addrspace kernel;
 	struct dso *kernel_dso;
-	struct process *last_proc;
+	struct process *near_procs[16];	/* by pid % 16: samples of a few processes alternate */
 	struct thread *last_thread;
 	struct hashmap names;	/* interned comms (char *) */
 };
@@ -264,7 +264,7 @@ static struct process *process_new(struct machine *m, uint32_t pid)
 		return NULL;
 	}
 	p->pid = pid;
-	m->last_proc = NULL;
+	m->near_procs[pid % 16] = NULL;
 	return p;
 }
 
@@ -272,12 +272,13 @@ static struct process *process_get(struct machine *m, uint32_t pid)
 {
 	struct process *p;
 
-	if (m->last_proc && m->last_proc->pid == pid)
-		return m->last_proc;
+	p = m->near_procs[pid % 16];
+	if (p && p->pid == pid)
+		return p;
 	p = process_lookup(m, pid);
 	if (!p)
 		p = process_new(m, pid);
-	m->last_proc = p;
+	m->near_procs[pid % 16] = p;
 	return p;
 }
 
