@@ -71,6 +71,8 @@ static bool before(const struct queued *a, const struct queued *b)
  */
 static int sort_queue(struct session *s, struct queued *a, size_t n)
 {
+	struct queued *src = a, *dst;
+
 	if (s->tmp_cap < n) {
 		struct queued *t = realloc(s->tmp, n * sizeof(*t));
 
@@ -79,31 +81,39 @@ static int sort_queue(struct session *s, struct queued *a, size_t n)
 		s->tmp = t;
 		s->tmp_cap = n;
 	}
+	dst = s->tmp;
+	/* each pass merges pairs of runs from src into dst; then the two swap */
 	for (;;) {
-		struct queued *out = s->tmp;
 		size_t i = 0, o = 0;
+		struct queued *t;
 
 		while (i < n) {
 			size_t mid = i + 1, end, x, y;
 
-			while (mid < n && !before(&a[mid], &a[mid - 1]))
+			while (mid < n && !before(&src[mid], &src[mid - 1]))
 				mid++;
 			if (mid == n) {
-				if (i == 0)
-					return 0;	/* one run: sorted */
-				memcpy(out + o, a + i, (n - i) * sizeof(*a));
+				if (i == 0) {
+					/* one run: sorted, in src */
+					if (src != a)
+						memcpy(a, src, n * sizeof(*a));
+					return 0;
+				}
+				memcpy(dst + o, src + i, (n - i) * sizeof(*src));
 				o = n;
 				break;
 			}
 			end = mid + 1;
-			while (end < n && !before(&a[end], &a[end - 1]))
+			while (end < n && !before(&src[end], &src[end - 1]))
 				end++;
 			for (x = i, y = mid; x < mid || y < end;)
-				out[o++] = y >= end || (x < mid && !before(&a[y], &a[x])) ? a[x++]
-											  : a[y++];
+				dst[o++] = y >= end || (x < mid && !before(&src[y], &src[x])) ? src[x++]
+											      : src[y++];
 			i = end;
 		}
-		memcpy(a, out, n * sizeof(*a));
+		t = src;
+		src = dst;
+		dst = t;
 	}
 }
 

@@ -245,7 +245,14 @@ static int collect_branches(struct pg_collector *c, uint32_t pid,
 		uint64_t q[1 + 1 + 2 * MAX_BRANCHES];
 	} key;
 	uint64_t *ends = key.s.ends;
-	struct map *near[2] = { NULL, NULL };	/* the maps of the last ends: most ends are in one */
+	/*
+	 * The maps of the last ends, copied here (most ends are in one of
+	 * them, and the stores below could alias a struct map's fields)
+	 */
+	struct near {
+		uint64_t start, len, pgoff;
+		struct dso *dso;
+	} near[2] = { { 0, 0, 0, NULL }, { 0, 0, 0, NULL } };
 	size_t nr_distinct = 0;
 
 	if (nr > MAX_BRANCHES)
@@ -253,35 +260,35 @@ static int collect_branches(struct pg_collector *c, uint32_t pid,
 	for (size_t i = 0; i < 2 * nr; i++) {
 		const struct perf_branch_entry_raw *e = &br[i >> 1];
 		uint64_t addr = i & 1 ? e->to : e->from;
-		struct map *m;
+		struct dso *dso;
 		size_t k = 0;
 
 		/* maps do not overlap: an address inside one is in no other */
-		if (near[0] && addr - near[0]->start < near[0]->end - near[0]->start) {
-			m = near[0];
-		} else if (near[1] && addr - near[1]->start < near[1]->end - near[1]->start) {
-			m = near[1];
-			near[1] = near[0];
-			near[0] = m;
+		if (addr - near[0].start < near[0].len) {
+			/* near[0] */
+		} else if (addr - near[1].start < near[1].len) {
+			struct near t = near[0];
+
+			near[0] = near[1];
+			near[1] = t;
 		} else {
 			uint64_t off;
+			struct map *m = locate(c, pid, mode, addr, &off);
 
-			m = locate(c, pid, mode, addr, &off);
-			if (m) {
-				near[1] = near[0];
-				near[0] = m;
+			if (!m) {
+				dsos[i] = NULL;
+				continue;
 			}
+			near[1] = near[0];
+			near[0] = (struct near){ m->start, m->end - m->start, m->pgoff, m->dso };
 		}
-		if (!m) {
-			dsos[i] = NULL;
-			continue;
-		}
-		offs[i] = addr - m->start + m->pgoff;
-		dsos[i] = m->dso;
-		while (k < nr_distinct && distinct[k] != m->dso)
+		dso = near[0].dso;
+		offs[i] = addr - near[0].start + near[0].pgoff;
+		dsos[i] = dso;
+		while (k < nr_distinct && distinct[k] != dso)
 			k++;
 		if (k == nr_distinct)
-			distinct[nr_distinct++] = m->dso;
+			distinct[nr_distinct++] = dso;
 	}
 	for (size_t j = 0; j < nr_distinct; j++) {
 		struct pg_dso *d = dso_counts(c, distinct[j]);

@@ -310,12 +310,36 @@ size_t sample_profile_nr(const struct sample_profile *p)
 
 /* ---------------------------------------------------------------- text */
 
+/* A number in decimal (the writer's commonest output: printf's parsing costs more) */
+static void put_u64(FILE *out, uint64_t v)
+{
+	char buf[20];
+	size_t i = sizeof(buf);
+
+	do {
+		buf[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	fwrite_unlocked(buf + i, 1, sizeof(buf) - i, out);
+}
+
+static void put_spaces(FILE *out, int n)
+{
+	static const char spaces[] = "                                ";
+
+	for (; n > 0; n -= (int)sizeof(spaces) - 1)
+		fwrite_unlocked(spaces, 1, n < (int)sizeof(spaces) - 1 ? (size_t)n : sizeof(spaces) - 1,
+				out);
+}
+
 static void put_loc(FILE *out, struct sp_loc l)
 {
-	if (l.disc)
-		fprintf(out, "%u.%u: ", l.line, l.disc);
-	else
-		fprintf(out, "%u: ", l.line);
+	put_u64(out, l.line);
+	if (l.disc) {
+		fputc_unlocked('.', out);
+		put_u64(out, l.disc);
+	}
+	fputs_unlocked(": ", out);
 }
 
 /* One function: its header line, then its lines one space deeper than indent. */
@@ -332,10 +356,14 @@ static int write_text_func(FILE *out, const struct sp_func *f, int indent)
 		free(cs);
 		return -ENOMEM;
 	}
-	fprintf(out, "%s:%llu", f->name, (unsigned long long)f->total);
-	if (!indent)
-		fprintf(out, ":%llu", (unsigned long long)f->head);
-	fputc('\n', out);
+	fputs_unlocked(f->name, out);
+	fputc_unlocked(':', out);
+	put_u64(out, f->total);
+	if (!indent) {
+		fputc_unlocked(':', out);
+		put_u64(out, f->head);
+	}
+	fputc_unlocked('\n', out);
 	for (size_t i = 0; i < nb && !err; i++) {
 		struct sp_target **t = (struct sp_target **)sorted_entries(&body[i]->targets,
 									   cmp_target, &nt);
@@ -344,12 +372,16 @@ static int write_text_func(FILE *out, const struct sp_func *f, int indent)
 			err = -ENOMEM;
 			break;
 		}
-		fprintf(out, "%*s", indent + 1, "");
+		put_spaces(out, indent + 1);
 		put_loc(out, body[i]->loc);
-		fprintf(out, "%llu", (unsigned long long)body[i]->count);
-		for (size_t k = 0; k < nt; k++)
-			fprintf(out, " %s:%llu", t[k]->name, (unsigned long long)t[k]->count);
-		fputc('\n', out);
+		put_u64(out, body[i]->count);
+		for (size_t k = 0; k < nt; k++) {
+			fputc_unlocked(' ', out);
+			fputs_unlocked(t[k]->name, out);
+			fputc_unlocked(':', out);
+			put_u64(out, t[k]->count);
+		}
+		fputc_unlocked('\n', out);
 		free(t);
 	}
 	for (size_t i = 0; i < nc && !err; i++) {
@@ -361,7 +393,7 @@ static int write_text_func(FILE *out, const struct sp_func *f, int indent)
 			break;
 		}
 		for (size_t k = 0; k < nt && !err; k++) {
-			fprintf(out, "%*s", indent + 1, "");
+			put_spaces(out, indent + 1);
 			put_loc(out, cs[i]->loc);
 			err = write_text_func(out, g[k], indent + 1);
 		}
