@@ -477,6 +477,8 @@ int cmd_record(int argc, char **argv)
 
 		if (pipe)
 			wo.stdio_fds = to_stderr;
+		/* the command's orphans come to us, to be ended with it */
+		workload_contain();
 		err = workload_prepare(&wo, &c.wl);
 		if (err < 0) {
 			error_lib(err, "cannot start the command");
@@ -566,6 +568,9 @@ out:
 	perf_data_writer_abort(c.w);
 	dso_hits_free(c.hits);
 	workload_free(c.wl);
+	/* what the command left running (orphans come to us: workload_contain()) */
+	if (c.wl)
+		workload_end_descendants();
 	record_free(c.r);
 	return status;
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -75,6 +76,26 @@ enum format { FMT_TEXT, FMT_YAML, FMT_YAML_LLVM14, FMT_JSON };
 
 /* where results go: stdout, or the output of --benchmarks-file */
 static FILE *results;
+
+/* SIGINT or SIGTERM, once one came: the snippet's child is ended, the run stops */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+/* Without SA_RESTART: a wait or a read comes back at once */
+static void catch_stop_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
 
 #define MAX_INPUTS 256
 #define MAX_SNIPPET_BYTES (16u << 20)
@@ -597,8 +618,15 @@ static int run_main(int argc, char **argv)
 	for (int i = 0; i < n_inputs; i++)
 		if ((int)strlen(inputs[i].name) > c.name_width)
 			c.name_width = (int)strlen(inputs[i].name);
-	for (int i = 0; i < n_inputs; i++)
+	c.mo.stop = c.ao.stop = &stop_signal;
+	c.ao.timeout_s = c.mo.timeout_s;
+	catch_stop_signals();
+	/* what a snippet (--allow-syscalls) or an assembler leaves behind is ended after it */
+	workload_contain();
+	for (int i = 0; i < n_inputs && !stop_signal; i++) {
 		failed |= run_one(&inputs[i], &c);
+		workload_end_descendants();
+	}
 	opts_finish(&p, OPTS_END);
 	if (out) {
 		/* complete, or not there at all */
@@ -608,5 +636,8 @@ static int run_main(int argc, char **argv)
 			failed = error_lib(oerr, "--benchmarks-file");
 		results = stdout;
 	}
+	/* the results so far are out; the status says what ended the run, as a shell's would */
+	if (stop_signal)
+		return 128 + stop_signal;
 	return failed ? EXIT_FAILED : EXIT_OK;
 }

@@ -114,6 +114,47 @@ in_range() {
 	assert_equal "$stderr" "sbx run: error: <asm>: a 32-bit system call (int \$0x80 or sysenter), which the seccomp filter refuses: killed by SIGSYS"
 }
 
+@test "SIGINT and SIGTERM end sbx run at once, with the results so far (exit 130, 143)" {
+	printf 'loop:\njmp loop\n' > "$BATS_TEST_TMPDIR/loop.s"
+	for sig in INT TERM; do
+		local rc=0 t0 t1
+		"$SBX" run --timeout 60 "$SN/add-chain.s" "$BATS_TEST_TMPDIR/loop.s" "$SN/add-chain.s" \
+			> "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" &
+		local pid=$!
+		# once the first snippet's result is out, the loop is being measured
+		for _ in $(seq 400); do grep -q latency "$BATS_TEST_TMPDIR/out" && break; sleep 0.05; done
+		sleep 0.3
+		t0=$(date +%s%N)
+		kill -"$sig" "$pid"
+		wait "$pid" || rc=$?
+		t1=$(date +%s%N)
+		[ "$rc" -eq $((128 + $(kill -l "$sig"))) ]
+		# at once: not the 60 s of the timeout (100 ms here; 5 s leaves a busy machine room)
+		[ $(( (t1 - t0) / 1000000 )) -lt 5000 ]
+		[ "$(grep -c latency "$BATS_TEST_TMPDIR/out")" -eq 1 ]
+		grep -qx "sbx run: error: $BATS_TEST_TMPDIR/loop.s: interrupted by SIG$sig" "$BATS_TEST_TMPDIR/err"
+	done
+}
+
+@test "what a snippet forks ends with it; a hanging assembler ends at --timeout" {
+	# sbx under a name of its own, to count its processes (a fork of the child is one)
+	local tag=sbx-t$RANDOM
+	ln -s "$SBX" "$BATS_TEST_TMPDIR/$tag"
+	printf 'mov $57, %%eax\nsyscall\nloop:\njmp loop\n' > "$BATS_TEST_TMPDIR/fork.s"
+	run -1 --separate-stderr "$BATS_TEST_TMPDIR/$tag" run --allow-syscalls --timeout 1 \
+		"$BATS_TEST_TMPDIR/fork.s"
+	assert_equal "$stderr" "sbx run: error: $BATS_TEST_TMPDIR/fork.s: timed out after 1 s"
+	run -1 pgrep -x "$tag"
+	# the assembler (a script whose sleep would outlive it) runs under the same timeout
+	local st=9$RANDOM
+	printf '#!/bin/sh\nsleep %s\n' "$st" > "$BATS_TEST_TMPDIR/slow-as"
+	chmod +x "$BATS_TEST_TMPDIR/slow-as"
+	run -1 --separate-stderr sbx run --timeout 1 --assembler "$BATS_TEST_TMPDIR/slow-as" \
+		"$SN/add-chain.s"
+	assert_equal "$stderr" "sbx run: error: $SN/add-chain.s: the assembler '$BATS_TEST_TMPDIR/slow-as' timed out after 1 s"
+	run -1 pgrep -f "sleep $st"
+}
+
 @test "a directory as snippet and a timeout past a day get messages that say so" {
 	run -1 --separate-stderr sbx run "$BATS_TEST_TMPDIR"
 	assert_equal "$stderr" "sbx run: error: cannot read '$BATS_TEST_TMPDIR': Is a directory"

@@ -658,6 +658,22 @@ teardown() {
 	assert_regex "$(top_entry)" '\[\.\] hot_alpha$'
 }
 
+@test "what the command started in the background ends with sbx record (SIGTERM, and at its end)" {
+	local tag=$RANDOM$RANDOM rc=0
+	# SIGTERM goes to sh, which dies; the two sleeps it started would go on under init
+	"$SBX" record -e cpu-clock -o out.data -- sh -c "sleep 7$tag & sleep 7$tag; wait" 2> err &
+	local pid=$!
+	for _ in $(seq 100); do [ "$(pgrep -fc "^sleep 7$tag")" -eq 2 ] && break; sleep 0.05; done
+	[ "$(pgrep -fc "^sleep 7$tag")" -eq 2 ]
+	kill -TERM "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq $((128 + 15)) ]
+	run -1 pgrep -f "^sleep 7$tag"
+	# a command that exits and leaves a daemon behind: the daemon ends with the recording
+	run -0 "$SBX" record -e cpu-clock -o out2.data -- sh -c "(sleep 8$tag > /dev/null 2>&1 &) ; exit 0"
+	run -1 pgrep -f "^sleep 8$tag"
+}
+
 @test "a hardware event this machine cannot count: a clear error that points at cpu-clock" {
 	perf stat -e instructions -x, true 2>&1 | grep -q 'not supported' ||
 		skip_hw "this machine counts instructions"

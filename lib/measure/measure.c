@@ -656,8 +656,9 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 	size_t raw_bytes = (size_t)o->repeat_count * N_SLOTS * stride * sizeof(uint64_t);
 	size_t sh_size = round_page(sizeof(struct shared) + raw_bytes);
 	struct workload_opts wo = { .fn = child_main, .arg = a, .cpu = o->cpu,
-				    .timeout_s = o->timeout_s,
-				    .flags = WORKLOAD_PTRACE | WORKLOAD_SECCOMP };
+				    .timeout_s = o->timeout_s, .stop = o->stop,
+				    .flags = WORKLOAD_PTRACE | WORKLOAD_SECCOMP |
+					     WORKLOAD_OWN_GROUP };
 	struct workload_status st;
 	struct workload *w;
 	struct shared *sh;

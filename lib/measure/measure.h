@@ -42,6 +42,7 @@ struct measure_opts {
 	bool allow_syscalls;		/* no seccomp filter */
 	int cpu;			/* -1 none */
 	double timeout_s;		/* per child; 0 none */
+	const volatile sig_atomic_t *stop;	/* set: end the child now (workload_opts.stop) */
 	const char *events[MEASURE_MAX_EVENTS];	/* --counters, names for events_parse() */
 	int n_events;
 	/*

@@ -512,11 +512,18 @@ static void assembler_message(const char *log, const char *tmp_src, const char *
 	fclose(f);
 }
 
+static double wo_timeout(const struct snippet_asm_opts *o)
+{
+	return o && o->timeout_s > 0 ? o->timeout_s : 60;
+}
+
 /* Run argv with stdout (and stderr unless err_path) to out_path; the status in *st. */
 static int run_tool(char **argv, const char *out_path, const char *err_path,
-		    struct workload_status *st)
+		    const struct snippet_asm_opts *o, struct workload_status *st)
 {
-	struct workload_opts wo = { .argv = argv, .cpu = -1, .timeout_s = 60 };
+	struct workload_opts wo = { .argv = argv, .cpu = -1,
+				    .timeout_s = wo_timeout(o), .flags = WORKLOAD_OWN_GROUP,
+				    .stop = o ? o->stop : NULL };
 	struct workload *w;
 	int fds[3] = { -1, -1, -1 };
 	int err;
@@ -558,12 +565,19 @@ static int run_assembler(const struct snippet *s, const struct snippet_asm_opts 
 	char msg[1024];
 	int err;
 
-	err = run_tool(strstr(base, "llvm-mc") ? mc : gas, log, NULL, &st);
+	err = run_tool(strstr(base, "llvm-mc") ? mc : gas, log, NULL, o, &st);
 	if (err == -ENOENT)
 		return sbx_error(err, "cannot run the assembler '%s' (install binutils, or choose "
 				 "one with --assembler)", as);
 	if (err < 0)
 		return err;
+	if (st.timed_out || st.stopped) {
+		char why[64];
+
+		return sbx_error(st.stopped ? -EINTR : -ETIMEDOUT, "%s: the assembler '%s' %s",
+				 s->name, as, workload_status_describe(&st, wo_timeout(o), why,
+								      sizeof(why)));
+	}
 	if (!st.exited || st.exit_code != 0) {
 		assembler_message(log, src, s->name, msg, sizeof(msg));
 		return sbx_error(-EINVAL, "%s: the assembler failed: %s", s->name,
@@ -1014,7 +1028,7 @@ int snippet_llvm_names(struct snippet *s, enum snippet_syntax syntax, const char
 		char *argv[] = { (char *)mc, "--show-inst", "-triple=x86_64-unknown-linux-gnu",
 				 (char *)src, NULL };
 
-		err = run_tool(argv, out, errp, &st);
+		err = run_tool(argv, out, errp, NULL, &st);
 		if (llvm_mc)
 			break;
 	}

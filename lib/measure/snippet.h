@@ -12,6 +12,7 @@
  *   snippet_free()
  */
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -101,6 +102,8 @@ struct snippet_asm_opts {
 	enum snippet_syntax syntax;
 	const char *assembler;		/* "as" (GNU-compatible) or an llvm-mc; NULL: "as" */
 	const char *dump_object;	/* keep the object file here; NULL: don't */
+	double timeout_s;		/* end the assembler after this long; 0: 60 s */
+	const volatile sig_atomic_t *stop;	/* set: end the assembler now (workload_opts.stop) */
 };
 
 /*

@@ -58,6 +58,18 @@ static void status_init(struct workload_status *st)
 	st->syscall_nr = -1;
 }
 
+/*
+ * SIGKILL to the child, and with WORKLOAD_OWN_GROUP to every process of its
+ * group: what it forked goes with it. (A pid is not reused while it names a
+ * process group, so the group's id is the child's own even once reaped.)
+ */
+static void end_child(struct workload *w)
+{
+	if (w->opts.flags & WORKLOAD_OWN_GROUP)
+		kill(-w->pid, SIGKILL);
+	kill(w->pid, SIGKILL);
+}
+
 /* In the child: everything up to the exec or the function. Never returns. */
 static void child_main(struct workload *w, int cork_rd, int err_wr)
 {
@@ -78,6 +90,8 @@ static void child_main(struct workload *w, int cork_rd, int err_wr)
 				dup2(w->opts.stdio_fds[i], i);
 	}
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (w->opts.flags & WORKLOAD_OWN_GROUP)
+		setpgid(0, 0);
 	if (w->opts.cpu >= 0) {
 		cpu_set_t set;
 
@@ -155,6 +169,9 @@ int workload_prepare(const struct workload_opts *opts, struct workload **out)
 	}
 	close(cork[0]);
 	close(errp[1]);
+	/* in the parent too: the group exists before either goes on */
+	if (opts->flags & WORKLOAD_OWN_GROUP)
+		setpgid(w->pid, w->pid);
 	w->cork_fd = cork[1];
 	w->err_fd = errp[0];
 	if (opts->flags & WORKLOAD_PTRACE) {
@@ -248,6 +265,9 @@ int workload_start(struct workload *w)
 static void finish(struct workload *w, int ws)
 {
 	w->ended = 1;
+	/* what it left running in its group ends with it */
+	if (w->opts.flags & WORKLOAD_OWN_GROUP)
+		kill(-w->pid, SIGKILL);
 	w->st.seccomp = !!(w->opts.flags & WORKLOAD_SECCOMP);
 	if (w->fatal_signo) {
 		w->st.signaled = 1;
@@ -308,7 +328,7 @@ static void handle_stop(struct workload *w, int ws)
 			w->fatal_ip = regs.rip;
 	}
 #endif
-	kill(w->pid, SIGKILL);
+	end_child(w);
 	ptrace(PTRACE_CONT, w->pid, 0, 0);
 }
 
@@ -340,8 +360,15 @@ int workload_try_wait(struct workload *w, struct workload_status *st)
 		*st = w->st;
 		return 1;
 	}
+	if (w->opts.stop && *w->opts.stop) {
+		end_child(w);
+		reap(w);
+		w->st.stopped = *w->opts.stop;
+		*st = w->st;
+		return 1;
+	}
 	if (w->opts.timeout_s > 0 && now_s() >= deadline_s(w)) {
-		kill(w->pid, SIGKILL);
+		end_child(w);
 		reap(w);
 		w->st.timed_out = 1;
 		*st = w->st;
@@ -378,11 +405,61 @@ void workload_cancel(struct workload *w)
 		w->err_fd = -1;
 	}
 	if (!w->ended && w->pid > 0) {
-		kill(w->pid, SIGKILL);
+		end_child(w);
 		reap(w);
 		w->st.signaled = 1;
 		w->st.signo = SIGKILL;
 	}
+}
+
+int workload_contain(void)
+{
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		return sbx_error_errno(-errno, "cannot become a subreaper");
+	return 0;
+}
+
+/* The children of this process (of each of its threads), at most max; their number. */
+static size_t list_children(pid_t *pids, size_t max)
+{
+	char path[64];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)syscall(SYS_gettid));
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (n < max) {
+		long pid;
+
+		if (fscanf(f, "%ld", &pid) != 1)
+			break;
+		pids[n++] = (pid_t)pid;
+	}
+	fclose(f);
+	return n;
+}
+
+size_t workload_end_descendants(void)
+{
+	size_t total = 0;
+
+	/* each round ends the children; their own children come to us next (subreaper) */
+	for (int round = 0; round < 100000; round++) {
+		pid_t pids[256];
+		size_t n = list_children(pids, sizeof(pids) / sizeof(pids[0]));
+
+		if (!n)
+			break;
+		for (size_t i = 0; i < n; i++)
+			kill(pids[i], SIGKILL);
+		for (size_t i = 0; i < n; i++)
+			while (waitpid(pids[i], NULL, __WALL) < 0 && errno == EINTR)
+				;
+		total += n;
+	}
+	return total;
 }
 
 void workload_free(struct workload *w)
@@ -481,7 +558,10 @@ char *workload_status_describe(const struct workload_status *st, double timeout_
 {
 	char sb[16];
 
-	if (st->timed_out) {
+	if (st->stopped) {
+		snprintf(buf, len, "interrupted by %s",
+			 workload_signal_name(st->stopped, sb, sizeof(sb)));
+	} else if (st->timed_out) {
 		snprintf(buf, len, "timed out after %g s", timeout_s);
 	} else if (st->exec_errno) {
 		snprintf(buf, len, "cannot run: %s", strerror(st->exec_errno));

@@ -18,6 +18,7 @@
  * (or workload_cancel()): no corked child is ever left behind.
  */
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -32,6 +33,7 @@ struct workload_status {
 	int timed_out;			/* ended (SIGKILL) by the timeout; signaled is 0 then */
 	long syscall_nr;		/* a forbidden system call (seccomp), else -1 */
 	int seccomp;			/* the child ran under the seccomp filter */
+	int stopped;			/* ended (SIGKILL) because *opts.stop was set: its value */
 	int exec_errno;			/* exec (or pinning to cpu) failed in the child: its
 					   errno, else 0 */
 };
@@ -50,6 +52,13 @@ enum {
 	 * SIGSYS into syscall_nr. Not supported with argv (-EINVAL).
 	 */
 	WORKLOAD_SECCOMP = 2,
+	/*
+	 * The child leads a process group of its own, and whatever is left of
+	 * the group is SIGKILLed when the child ends or is ended: what it forks
+	 * does not outlive it. Not for a command that reads the terminal (a
+	 * background group cannot).
+	 */
+	WORKLOAD_OWN_GROUP = 4,
 };
 
 struct workload_opts {
@@ -62,6 +71,12 @@ struct workload_opts {
 	double timeout_s;		/* SIGKILL the child after this many seconds; 0 none */
 	const int *stdio_fds;		/* NULL: inherit; else the child's {stdin, stdout,
 					   stderr} are dup2()ed from these (-1 keeps one) */
+	/*
+	 * When *stop becomes non-zero (a signal handler sets it to its
+	 * signal), the child is ended at once (SIGKILL) and the wait returns
+	 * with stopped set to that value. NULL: no such flag.
+	 */
+	const volatile sig_atomic_t *stop;
 };
 
 /*
@@ -108,6 +123,21 @@ void workload_cancel(struct workload *w);
 
 /* Cancel the child if it still runs and free w. NULL is fine. */
 void workload_free(struct workload *w);
+
+/*
+ * Make this process the subreaper of what it starts (PR_SET_CHILD_SUBREAPER):
+ * processes orphaned below it come to it rather than to init, so that
+ * workload_end_descendants() finds them. 0 or a negative errno.
+ */
+int workload_contain(void);
+
+/*
+ * SIGKILL and reap every process still running below this one (children of
+ * the calling thread, then what they leave orphaned), in rounds until none
+ * is left; the number ended. For the end of a command, once its workload
+ * ended: nothing it started outlives it.
+ */
+size_t workload_end_descendants(void);
 
 /*
  * For a fn-mode child: install a seccomp filter in the calling process
