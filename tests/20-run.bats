@@ -155,6 +155,20 @@ in_range() {
 	run -1 pgrep -f "sleep $st"
 }
 
+@test "big snippets: more than 1 MiB of code is refused; the assembler's memory is bounded" {
+	printf '.fill 0x400000, 1, 0x90\n' > "$BATS_TEST_TMPDIR/fill.s"
+	run -1 --separate-stderr sbx run "$BATS_TEST_TMPDIR/fill.s"
+	assert_equal "$stderr" "sbx run: error: $BATS_TEST_TMPDIR/fill.s: the snippet's code is 4194304 bytes; sbx run takes at most 1048576 (1 MiB)"
+	# 100 million nops: the assembler runs out of its 1 GiB, and says so
+	printf '.rept 100000000\nnop\n.endr\n' > "$BATS_TEST_TMPDIR/rept.s"
+	run -1 --separate-stderr sbx run --timeout 60 "$BATS_TEST_TMPDIR/rept.s"
+	[[ "$stderr" == "sbx run: error: $BATS_TEST_TMPDIR/rept.s: the assembler failed: "*"out of memory"* ]]
+	# half a MiB is measured
+	printf '.fill 0x80000, 1, 0x90\n' > "$BATS_TEST_TMPDIR/half.s"
+	run -0 sbx run --repetition-mode loop --min-instructions 100 "$BATS_TEST_TMPDIR/half.s"
+	assert_line --regexp '^.*half.s +latency +[0-9.]+'
+}
+
 @test "a directory as snippet and a timeout past a day get messages that say so" {
 	run -1 --separate-stderr sbx run "$BATS_TEST_TMPDIR"
 	assert_equal "$stderr" "sbx run: error: cannot read '$BATS_TEST_TMPDIR': Is a directory"

@@ -523,6 +523,8 @@ static int run_tool(char **argv, const char *out_path, const char *err_path,
 {
 	struct workload_opts wo = { .argv = argv, .cpu = -1,
 				    .timeout_s = wo_timeout(o), .flags = WORKLOAD_OWN_GROUP,
+				    /* an assembler expanding a huge .rept fails, not the machine */
+				    .max_memory = SNIPPET_MAX_ASSEMBLER_MEMORY,
 				    .stop = o ? o->stop : NULL };
 	struct workload *w;
 	int fds[3] = { -1, -1, -1 };
@@ -712,6 +714,17 @@ static int read_object(struct snippet *s, const char *obj)
 		err = sbx_error(-EINVAL, "%s: no .text section in the assembled snippet", s->name);
 		goto out;
 	}
+	{
+		GElf_Shdr th;
+
+		/* before reading it: a .fill of megabytes is a mistake, not a snippet */
+		if (gelf_getshdr(text, &th) && th.sh_size > SNIPPET_MAX_CODE) {
+			err = sbx_error(-E2BIG, "%s: the snippet's code is %llu bytes; sbx run takes "
+					"at most %u (1 MiB)", s->name,
+					(unsigned long long)th.sh_size, SNIPPET_MAX_CODE);
+			goto out;
+		}
+	}
 	err = check_relocations(e, s, text_idx, ".text");
 	if (!err && init)
 		err = check_relocations(e, s, init_idx, ".sbx_init");
@@ -730,29 +743,51 @@ out:
 
 static int disassemble(struct snippet *s, enum snippet_syntax syntax)
 {
-	csh cs;
+	const uint8_t *code = s->code;
+	size_t left = s->code_size, cap = 0, off = 0;
+	uint64_t addr = 0;
+	bool oom = false;
 	cs_insn *insn;
-	size_t n, off = 0;
+	csh cs;
 
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return sbx_error(-EINVAL, "cannot open capstone");
 	if (syntax == SNIPPET_ATT)
 		cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
-	n = cs_disasm(cs, s->code, s->code_size, 0, 0, &insn);
-	s->insns = calloc(n + 1, sizeof(*s->insns));
-	if (!s->insns) {
-		cs_free(insn, n);
+	insn = cs_malloc(cs);
+	/* one instruction at a time: memory in proportion to the code, not to capstone's */
+	while (insn && cs_disasm_iter(cs, &code, &left, &addr, insn)) {
+		struct snippet_insn *si;
+
+		/* room for this one and the pseudo-instruction below */
+		if ((size_t)s->n_insns + 2 > cap) {
+			size_t ncap = cap ? 2 * cap : 64;
+			struct snippet_insn *v = realloc(s->insns, ncap * sizeof(*v));
+
+			if (!v) {
+				oom = true;
+				break;
+			}
+			s->insns = v;
+			cap = ncap;
+		}
+		si = &s->insns[s->n_insns++];
+		si->offset = (uint32_t)insn->address;
+		si->size = insn->size;
+		snprintf(si->text, sizeof(si->text), "%.31s%s%.78s", insn->mnemonic,
+			 insn->op_str[0] ? " " : "", insn->op_str);
+		off = insn->address + insn->size;
+	}
+	if (!insn || oom) {
+		if (insn)
+			cs_free(insn, 1);
 		cs_close(&cs);
 		return sbx_error(-ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct snippet_insn *si = &s->insns[s->n_insns++];
-
-		si->offset = (uint32_t)insn[i].address;
-		si->size = insn[i].size;
-		snprintf(si->text, sizeof(si->text), "%.31s%s%.78s", insn[i].mnemonic,
-			 insn[i].op_str[0] ? " " : "", insn[i].op_str);
-		off = insn[i].address + insn[i].size;
+	if (!s->insns && !(s->insns = calloc(1, sizeof(*s->insns)))) {
+		cs_free(insn, 1);
+		cs_close(&cs);
+		return sbx_error(-ENOMEM, "out of memory");
 	}
 	s->decoded_all = off >= s->code_size;
 	if (off < s->code_size) {	/* bytes capstone cannot decode: one pseudo-instruction */
@@ -762,7 +797,7 @@ static int disassemble(struct snippet *s, enum snippet_syntax syntax)
 		si->size = (uint32_t)(s->code_size - off);
 		snprintf(si->text, sizeof(si->text), ".byte ... (%u bytes)", si->size);
 	}
-	cs_free(insn, n);
+	cs_free(insn, 1);
 	cs_close(&cs);
 	return 0;
 }

@@ -59,6 +59,11 @@ struct snippet_memmap {
 };
 
 /* One decoded instruction of the snippet. */
+/* The most code a snippet may assemble to (its .text) */
+#define SNIPPET_MAX_CODE	(1u << 20)
+/* The address space the assembler may use (RLIMIT_AS) */
+#define SNIPPET_MAX_ASSEMBLER_MEMORY	(1ull << 30)
+
 struct snippet_insn {
 	uint32_t offset, size;
 	char text[112];		/* "movq (%rbx), %rax" */

@@ -80,6 +80,11 @@ static void child_main(struct workload *w, int cork_rd, int err_wr)
 	ssize_t n;
 
 	setrlimit(RLIMIT_CORE, &no_core);
+	if (w->opts.max_memory) {
+		struct rlimit as = { w->opts.max_memory, w->opts.max_memory };
+
+		setrlimit(RLIMIT_AS, &as);
+	}
 	/* what the parent ignores or blocks for itself is not the workload's business */
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);

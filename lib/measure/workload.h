@@ -77,6 +77,7 @@ struct workload_opts {
 	 * with stopped set to that value. NULL: no such flag.
 	 */
 	const volatile sig_atomic_t *stop;
+	unsigned long long max_memory;	/* RLIMIT_AS of the child, bytes; 0: unlimited */
 };
 
 /*
