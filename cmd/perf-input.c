@@ -24,7 +24,27 @@ int perf_input_open(struct perf_input *in, const char *path)
 		return error("out of memory");
 	if (perf_data_feature(in->data, HEADER_BUILD_ID, &feat, &len) == 1)
 		machine_add_build_ids(in->machine, feat, len, perf_data_needs_swap(in->data));
+	perf_input_warn_broken(in->data, path);
 	return 0;
+}
+
+void perf_input_warn_broken(const struct perf_data *d, const char *path)
+{
+	uint64_t broken = perf_data_broken_features(d);
+	char names[512] = "";
+	size_t n = 0, len = 0;
+
+	for (unsigned f = 0; f < 64; f++) {
+		if (!(broken & (1ULL << f)))
+			continue;
+		len += (size_t)snprintf(names + len, len < sizeof(names) ? sizeof(names) - len : 0,
+					"%s%s", n++ ? ", " : "", perf_feature_name(f));
+		if (len >= sizeof(names))
+			len = sizeof(names) - 1;
+	}
+	if (n)
+		warning("%s: the %s feature section%s run%s past the end of the file (truncated?): "
+			"ignored", path, names, n > 1 ? "s" : "", n > 1 ? "" : "s");
 }
 
 static void jit_warning(void *ctx, const char *msg)

@@ -39,6 +39,9 @@ struct perf_input {
  */
 int perf_input_open(struct perf_input *in, const char *path);
 
+/* A warning naming the features whose sections run past the end of the file, if any. */
+void perf_input_warn_broken(const struct perf_data *d, const char *path);
+
 /*
  * Deliver every record in time order to fn(ctx, …); the HEADER_BUILD_ID
  * records of pipe mode are applied to the machine on the way. Afterwards

@@ -231,6 +231,34 @@ perf_samples_n() {
 	perf script -F time -i "$1" 2>/dev/null | wc -l
 }
 
+# cut-feature IN OUT F: IN cut 4 bytes into the section of feature F (-1: the first one)
+cut_feature() {
+	python3 - "$@" <<'PY'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+want = int(sys.argv[3])
+off, size = struct.unpack_from('<QQ', b, 40)
+bits = struct.unpack_from('<4Q', b, 72)
+feats = [f for f in range(256) if bits[f // 64] >> (f % 64) & 1]
+sec = {f: struct.unpack_from('<QQ', b, off + size + 16 * i) for i, f in enumerate(feats)}
+at = sec[feats[0] if want < 0 else want][0] + 4
+open(sys.argv[2], 'wb').write(b[:at])
+PY
+}
+
+@test "report: a file cut inside its feature sections is said to be; a cut HEADER_COMPRESSED named" {
+	cut_feature "$W/nl.data" "$W/cut.data" -1
+	run -0 --separate-stderr sbx report -i "$W/cut.data" -s sym
+	[[ "$stderr" == *"cut.data: the "*"hostname"*" feature sections run past the end of the file (truncated?): ignored"* ]]
+	# the samples are all there still
+	assert_line --regexp 'hot_a'
+	[ -s "$W/z.data" ] || perf record -q -z -e cpu-clock -F 999 -o "$W/z.data" -- \
+		"$WORKLOADS/noploop" 50 >/dev/null 2>&1 || skip "perf record -z is not available here"
+	cut_feature "$W/z.data" "$W/zcut.data" 27
+	run -1 --separate-stderr sbx report -i "$W/zcut.data"
+	[[ "$stderr" == *"the HEADER_COMPRESSED feature runs past the end of the file (truncated?)"* ]]
+}
+
 @test "report: perf record -z (zstd) files match perf report, in file and pipe mode" {
 	perf record -q -z -e cpu-clock -F 999 -o "$W/z.data" -- "$WORKLOADS/noploop" 200 \
 		>/dev/null 2>&1 || skip "perf record -z is not available here"

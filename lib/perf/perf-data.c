@@ -40,6 +40,7 @@ struct perf_data {
 	/* position in the data */
 	uint64_t pos, data_end;
 	uint64_t released;	/* pages before this offset were given back (madvise) */
+	uint64_t broken_feat;	/* features whose section runs past the end (bit f) */
 	uint8_t *rbuf;		/* stream: the current record */
 	size_t rbuf_size;
 	bool eof;
@@ -627,8 +628,11 @@ static int open_file_mode(struct perf_data *d)
 				swap_u64s(&s, 2);
 			if (f >= HEADER_LAST_FEATURE)
 				continue;
-			if (s.offset > d->map_len || s.size > d->map_len - s.offset)
-				continue;	/* a broken feature is not fatal: perf skips it too */
+			if (s.offset > d->map_len || s.size > d->map_len - s.offset) {
+				/* not fatal (perf skips it too), but said: perf_data_broken_features() */
+				d->broken_feat |= 1ULL << f;
+				continue;
+			}
 			set_feature(d, f, d->map + s.offset, s.size, false);
 		}
 	}
@@ -877,6 +881,34 @@ bool perf_data_needs_swap(const struct perf_data *d)
 	return d->swap;
 }
 
+uint64_t perf_data_broken_features(const struct perf_data *d)
+{
+	return d->broken_feat;
+}
+
+const char *perf_feature_name(unsigned f)
+{
+	static const char *const names[HEADER_LAST_FEATURE] = {
+		[HEADER_TRACING_DATA] = "tracing_data", [HEADER_BUILD_ID] = "build_id",
+		[HEADER_HOSTNAME] = "hostname", [HEADER_OSRELEASE] = "osrelease",
+		[HEADER_VERSION] = "version", [HEADER_ARCH] = "arch", [HEADER_NRCPUS] = "nrcpus",
+		[HEADER_CPUDESC] = "cpudesc", [HEADER_CPUID] = "cpuid",
+		[HEADER_TOTAL_MEM] = "total_mem", [HEADER_CMDLINE] = "cmdline",
+		[HEADER_EVENT_DESC] = "event_desc", [HEADER_CPU_TOPOLOGY] = "cpu_topology",
+		[HEADER_NUMA_TOPOLOGY] = "numa_topology", [HEADER_BRANCH_STACK] = "branch_stack",
+		[HEADER_PMU_MAPPINGS] = "pmu_mappings", [HEADER_GROUP_DESC] = "group_desc",
+		[HEADER_AUXTRACE] = "auxtrace", [HEADER_STAT] = "stat", [HEADER_CACHE] = "cache",
+		[HEADER_SAMPLE_TIME] = "sample_time", [HEADER_MEM_TOPOLOGY] = "mem_topology",
+		[HEADER_CLOCKID] = "clockid", [HEADER_DIR_FORMAT] = "dir_format",
+		[HEADER_BPF_PROG_INFO] = "bpf_prog_info", [HEADER_BPF_BTF] = "bpf_btf",
+		[HEADER_COMPRESSED] = "compressed", [HEADER_CPU_PMU_CAPS] = "cpu_pmu_caps",
+		[HEADER_CLOCK_DATA] = "clock_data", [HEADER_HYBRID_TOPOLOGY] = "hybrid_topology",
+		[HEADER_PMU_CAPS] = "pmu_caps",
+	};
+
+	return f < HEADER_LAST_FEATURE && names[f] ? names[f] : "unknown";
+}
+
 bool perf_data_records_stable(const struct perf_data *d)
 {
 	/* decompressed records live in a buffer that the next COMPRESSED one refills */
@@ -1024,6 +1056,10 @@ static int zstd_start(struct perf_data *d)
 	uint32_t type, mmap_len;
 	size_t len;
 
+	if (d->broken_feat & (1ULL << HEADER_COMPRESSED))
+		return sbx_error(-EINVAL, "COMPRESSED record at offset %llu, but the "
+				 "HEADER_COMPRESSED feature runs past the end of the file "
+				 "(truncated?)", (unsigned long long)d->comp_off);
 	if (perf_data_feature(d, HEADER_COMPRESSED, &buf, &len) != 1)
 		return sbx_error(-EINVAL, "COMPRESSED record at offset %llu, but no "
 				 "HEADER_COMPRESSED feature", (unsigned long long)d->comp_off);

@@ -153,6 +153,15 @@ void perf_data_close(struct perf_data *d);
 /* True for pipe mode input. */
 bool perf_data_is_pipe(const struct perf_data *d);
 
+/*
+ * The features (bit f for feature f) whose section the feature table puts
+ * past the end of the file: a truncated file. They read as absent.
+ */
+uint64_t perf_data_broken_features(const struct perf_data *d);
+
+/* perf's name of feature f ("hostname", "build_id", …; "unknown"). */
+const char *perf_feature_name(unsigned f);
+
 /* True when the file was written on a machine of the other byte order. */
 bool perf_data_needs_swap(const struct perf_data *d);
 
