@@ -77,6 +77,38 @@ static char *get_block(struct tcursor *c, uint64_t size)
 	return copy;
 }
 
+/*
+ * perf writes the printk formats as lines 0x%lx : "%s". libtraceevent
+ * (tep_parse_printk_formats, tep_register_print_string) splits each line
+ * at its first ':', skips one character, drops a leading quote and then
+ * looks at the format's last three characters: a line without a ':' with
+ * something before it, or a format shorter than three characters, makes it
+ * read outside its buffers. Only the lines it reads safely are kept (in
+ * place); the others are lost to decoding, which does without them (their
+ * %s strings stay addresses).
+ */
+static void keep_safe_printk_formats(char *b)
+{
+	char *out = b;
+
+	while (*b) {
+		char *nl = strchr(b, '\n');
+		size_t len = nl ? (size_t)(nl - b) : strlen(b);
+		const char *colon = memchr(b, ':', len);
+		size_t fmt = colon ? len - (size_t)(colon - b) - 1 : 0;	/* after the ':' */
+		size_t quote = fmt >= 2 && colon[2] == '"';
+
+		/* one character skipped, maybe a quote, then three at least */
+		if (colon && colon != b && fmt >= 1 + quote + 3) {
+			memmove(out, b, len);
+			out += len;
+			*out++ = '\n';
+		}
+		b += len + (nl != NULL);
+	}
+	*out = 0;
+}
+
 #define BAD(what) do { err = sbx_error(-EINVAL, "malformed tracing data: %s", what); \
 		       goto fail; } while (0)
 
@@ -155,6 +187,7 @@ int trace_event_parse(const void *buf, size_t len, struct tep_handle **out)
 		tep_parse_kallsyms(tep, block);
 		free(block);
 		if (!get_u32(&c, &count) && (block = get_block(&c, count))) {
+			keep_safe_printk_formats(block);
 			tep_parse_printk_formats(tep, block);
 			free(block);
 			if (strcmp(version, "0.5") && !get_u64(&c, &size) &&

@@ -22,6 +22,7 @@
 struct bsym {
 	struct symbol sym;	/* name is an offset into strings until the end */
 	int binding;		/* 0 global, 1 weak, 2 local: which alias wins */
+	bool last_alias;	/* kallsyms: the last of its address in the file */
 };
 
 struct builder {
@@ -66,6 +67,7 @@ static int builder_add(struct builder *b, uint64_t start, uint64_t size, const c
 	memcpy(b->strings + b->len, name, n);
 	b->syms[b->nr].sym = (struct symbol){ start, size, (const char *)(uintptr_t)b->len };
 	b->syms[b->nr].binding = binding;
+	b->syms[b->nr].last_alias = false;
 	b->nr++;
 	b->len += n;
 	return 0;
@@ -93,6 +95,13 @@ static int cmp_bsym(const void *x, const void *y, void *strings)
 
 	if (a->sym.start != b->sym.start)
 		return a->sym.start < b->sym.start ? -1 : 1;
+	/*
+	 * perf gives kallsyms symbols their ends (the next one's start) before
+	 * it picks among aliases: the last alias in the file is the one with a
+	 * size, and the sized one wins (__pi_memset over memset)
+	 */
+	if (a->last_alias != b->last_alias)
+		return a->last_alias ? -1 : 1;
 	if ((a->sym.size == 0) != (b->sym.size == 0))
 		return a->sym.size ? -1 : 1;
 	if ((a->binding == 1) != (b->binding == 1))
@@ -419,6 +428,35 @@ struct symtab *symtab_from_perf_map(const char *path)
 	return builder_finish(&b);
 }
 
+struct seq {
+	uint64_t start;
+	size_t i;
+};
+
+static int cmp_seq(const void *x, const void *y)
+{
+	const struct seq *a = x, *b = y;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* Mark, at each address, the symbol the file names last (b->syms is in file order). */
+static void mark_last_aliases(struct builder *b)
+{
+	struct seq *v = malloc((b->nr ? b->nr : 1) * sizeof(*v));
+
+	if (!v)
+		return;		/* the other rules decide */
+	for (size_t i = 0; i < b->nr; i++)
+		v[i] = (struct seq){ b->syms[i].sym.start, i };
+	qsort(v, b->nr, sizeof(*v), cmp_seq);
+	for (size_t k = 0; k < b->nr; k++)
+		b->syms[v[k].i].last_alias = k + 1 == b->nr || v[k + 1].start != v[k].start;
+	free(v);
+}
+
 struct symtab *symtab_from_kallsyms(const char *path)
 {
 	struct builder b = { 0 };
@@ -446,6 +484,7 @@ struct symtab *symtab_from_kallsyms(const char *path)
 	}
 	free(line);
 	fclose(f);
+	mark_last_aliases(&b);
 	if (!nonzero) {
 		builder_release(&b);
 		sbx_error(-EACCES, "'%s' shows no addresses (kernel.kptr_restrict)", path);

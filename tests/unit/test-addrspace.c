@@ -457,8 +457,13 @@ static void test_kernel_samples(void)
 	uint32_t pid = (uint32_t)-1;
 	uint64_t q[3] = { 0xffffffff81000000ULL, 0x1000000, 0xffffffff81000000ULL };
 
+	/* aliases as this kernel lists them: perf shows the last one (see symtab.c) */
 	fprintf(f, "ffffffff81000000 T _text\nffffffff81000100 T do_work\n"
 		   "ffffffff81000200 t helper\nffffffff81000300 D some_data\n"
+		   "ffffffff81000400 T memset\nffffffff81000400 T __memset\n"
+		   "ffffffff81000400 T __pi_memset\n"
+		   "ffffffff81000500 T __ia32_sys_vfork\nffffffff81000500 T __x64_sys_vfork\n"
+		   "ffffffff81000600 T end_marker\n"
 		   "ffffffffc0001000 t mod_fn\t[mymod]\n");
 	fclose(f);
 	CHECK_EQ_INT(dso_cache_set_paths(c, NULL, NULL, path), 0);
@@ -482,6 +487,10 @@ static void test_kernel_samples(void)
 	CHECK(al.kernel);
 	CHECK(al.dso && !strcmp(al.dso->short_name, "[kernel.kallsyms]"));
 	CHECK(al.sym && !strcmp(al.sym->name, "helper"));
+	machine_resolve(m, 5, 5, PERF_RECORD_MISC_KERNEL, 0xffffffff8100040bULL, &al);
+	CHECK(al.sym && !strcmp(al.sym->name, "__pi_memset"));
+	machine_resolve(m, 5, 5, PERF_RECORD_MISC_KERNEL, 0xffffffff81000510ULL, &al);
+	CHECK(al.sym && !strcmp(al.sym->name, "__x64_sys_vfork"));
 	machine_resolve(m, 5, 5, PERF_RECORD_MISC_KERNEL, 0xffffffffc0001008ULL, &al);
 	CHECK(al.dso && !strcmp(al.dso->short_name, "[mymod]"));
 	CHECK(al.sym && !strcmp(al.sym->name, "mod_fn"));
