@@ -604,6 +604,12 @@ static bool cpu_has(unsigned leaf, int reg, unsigned bit)
 	return r[reg] >> bit & 1;
 }
 
+/* "int $0x80" in capstone's AT&T or Intel spelling */
+static bool is_int80(const char *text)
+{
+	return !strcmp(text, "int $0x80") || !strcmp(text, "int 0x80");
+}
+
 /* Describe a failed child, with the faulting instruction when it is ours. */
 static void describe_failure(const struct snippet *s, const struct shared *sh,
 			     const struct workload_status *st, double timeout, char *buf,
@@ -626,6 +632,13 @@ static void describe_failure(const struct snippet *s, const struct shared *sh,
 		size_t off = (size_t)(ip - sh->copies_begin) % s->code_size;
 		const struct snippet_insn *in = snippet_insn_at(s, off);
 
+		/* a kernel without IA-32 emulation (CONFIG_IA32_EMULATION off, or
+		   ia32_emulation=0 on 6.7 and later) answers int $0x80 with a #GP:
+		   SIGSEGV at 0, before any seccomp filter sees a call */
+		if (in && st->signo == SIGSEGV && is_int80(in->text))
+			snprintf(buf, len, "a 32-bit system call (int $0x80), which this kernel "
+				 "does not run (no IA-32 emulation): SIGSEGV");
+		used = strlen(buf);
 		snprintf(buf + used, len - used, ", snippet+0x%zx%s%s", off, in ? ": " : "",
 			 in ? in->text : "");
 	} else if (ip >= sh->code_begin && ip < sh->copies_begin) {
