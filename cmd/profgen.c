@@ -26,6 +26,7 @@
 #include "profile/sampleprof.h"
 #include "symbol/binary.h"
 #include "util/error.h"
+#include "util/heap.h"
 #include "util/output.h"
 #include "util/strlist.h"
 
@@ -796,6 +797,7 @@ int cmd_profgen(int argc, char **argv)
 			goto out;
 		goto write;
 	}
+	heap_prepare_bulk(256 << 20);
 	if (g.binaries.nr) {
 		ret = opener_start(&g);
 		if (ret)

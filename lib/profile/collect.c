@@ -360,6 +360,9 @@ int pg_collect_parts(struct pg_collector *c, uint32_t pid, uint8_t cpumode, uint
 	return pg_collect(c, &s);
 }
 
+/* IPs logged per DSO before they are folded into its counts (32 MiB) */
+#define LOG_MAX	((size_t)1 << 22)
+
 int pg_collect(struct pg_collector *c, const struct perf_sample *s)
 {
 	struct map *m;
@@ -386,6 +389,14 @@ int pg_collect(struct pg_collector *c, const struct perf_sample *s)
 		d->samples++;
 		if (s->branch_nr)
 			d->lbr_samples++;
+		if (d->nr_log == LOG_MAX) {
+			const struct pg_count *folded;
+
+			/* memory stays bounded by the distinct IPs, not the samples */
+			pg_dso_ips(d, &folded);
+			if (!folded)
+				return sbx_error(-ENOMEM, "out of memory");
+		}
 		if (d->nr_log == d->cap_log) {
 			size_t cap = d->cap_log ? 2 * d->cap_log : 4096;
 			uint64_t *v = realloc(d->ip_log, cap * sizeof(*v));

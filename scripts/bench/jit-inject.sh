@@ -12,7 +12,7 @@
 # and ./sbx (make).
 set -eu
 cd "$(dirname "$0")/../.."
-SBX=${SBX:-$PWD/sbx}
+SBX=${SBX:-$PWD/build/default/sbx}	# the optimized build: ./sbx is whichever build ran last
 N=${1:-5}
 command -v perf >/dev/null || { echo "jit-inject.sh: perf is not installed" >&2; exit 1; }
 command -v node >/dev/null || { echo "jit-inject.sh: node is not installed" >&2; exit 1; }

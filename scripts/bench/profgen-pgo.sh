@@ -17,7 +17,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 RUNS=${1:-5}
-SBX=${SBX:-./sbx}
+SBX=${SBX:-$PWD/build/default/sbx}	# the optimized build: ./sbx is whichever build ran last
 PROFDATA=${PROFDATA:-$(command -v llvm-profdata-14 || command -v llvm-profdata)}
 work=build/bench/pgo
 mkdir -p "$work"

@@ -17,11 +17,11 @@
 # perf script itself); both profiles must be the same text.
 #
 # Prints the median wall time and peak RSS of each, and the ratios peer/sbx
-# (above 1: sbx is faster). SBX names the binary (default ./sbx), B the build
+# (above 1: sbx is faster). SBX names the binary (default build/default/sbx), B the build
 # folder (default build/default).
 set -eu
 cd "$(dirname "$0")/../.."
-SBX=${SBX:-./sbx}
+SBX=${SBX:-$PWD/build/default/sbx}	# the optimized build: ./sbx is whichever build ran last
 B=${B:-build/default}
 N=${1:-3}
 NS=${2:-1000000}

@@ -8,11 +8,11 @@
 # recording + writing the file), its CPU time (user+sys, children
 # included), and the samples it wrote; the workload alone is the baseline.
 # Ratios sbx/perf below 1 mean sbx costs less. SBX names the binary
-# (default ./sbx). On a loaded machine the spread grows: say so with the
+# (default build/default/sbx). On a loaded machine the spread grows: say so with the
 # figures. Needs perf and the tests/workloads binaries (make).
 set -eu
 cd "$(dirname "$0")/../.."
-SBX=${SBX:-./sbx}
+SBX=${SBX:-$PWD/build/default/sbx}	# the optimized build: ./sbx is whichever build ran last
 N=${1:-5}
 NOPLOOP=tests/workloads/noploop
 FREQ=4000

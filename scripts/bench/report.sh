@@ -9,11 +9,11 @@
 # print every row. sbx script vs perf script on the same file is timed too. Prints the median wall time of each and the ratio
 # perf/sbx (above 1: sbx is faster; the target is 3 or more). The two
 # outputs are also compared: the top 20 rows must be the same. SBX names
-# the binary (default ./sbx); B the build folder with libsbx.a (default
+# the binary (default build/default/sbx); B the build folder with libsbx.a (default
 # build/default).
 set -eu
 cd "$(dirname "$0")/../.."
-SBX=${SBX:-./sbx}
+SBX=${SBX:-$PWD/build/default/sbx}	# the optimized build: ./sbx is whichever build ran last
 B=${B:-build/default}
 NS=${1:-1000000}
 N=${2:-3}

@@ -4,11 +4,11 @@
 #
 #   scripts/bench/run.sh [N]      N invocations per figure (default 10)
 #
-# SBX names the binary (default ./sbx). Figures are printed as markdown
+# SBX names the binary (default build/default/sbx). Figures are printed as markdown
 # tables. On a loaded machine the spread grows: say so with the figures.
 set -eu
 cd "$(dirname "$0")/../.."
-SBX=${SBX:-./sbx}
+SBX=${SBX:-$PWD/build/default/sbx}	# the optimized build: ./sbx is whichever build ran last
 N=${1:-10}
 SN=tests/data/snippets
 EXEGESIS=$(command -v llvm-exegesis-14 || command -v llvm-exegesis || echo /usr/lib/llvm-14/bin/llvm-exegesis)

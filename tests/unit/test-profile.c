@@ -204,6 +204,41 @@ static void test_two_processes(void)
 	dso_cache_free(cache);
 }
 
+/* More samples than one DSO's IP log holds (4M): folded as it goes, nothing lost. */
+static void test_many_samples(void)
+{
+	struct dso_cache *cache = dso_cache_new();
+	struct machine *m = machine_new(cache);
+	struct pg_collector *c = pg_collector_new(m, NULL);
+	const size_t total = ((size_t)1 << 22) * 2 + 1000;
+	struct pg_dso *const *dsos;
+	const struct pg_count *ips;
+	uint64_t sum = 0;
+	size_t n, bad = 0;
+
+	CHECK_EQ_INT(machine_process_record(m, mmap2(1, 0x555500001000, 0x1000, "/bin/app")), 0);
+	/* 0x1000 offsets, visited in a stride so the log is never sorted */
+	for (size_t i = 0; i < total; i++)
+		bad += pg_collect_parts(c, 1, PERF_RECORD_MISC_USER,
+					0x555500001000 + (i * 7 % 0x1000), NULL, 0) != 0;
+	CHECK_EQ_INT(bad, 0);
+	CHECK_EQ_INT(pg_collector_dsos(c, &dsos), 1);
+	n = pg_dso_ips(dsos[0], &ips);
+	CHECK_EQ_INT(n, 0x1000);
+	for (size_t i = 0; i < n; i++) {
+		sum += ips[i].n;
+		bad += i && ips[i].a <= ips[i - 1].a;
+	}
+	CHECK_EQ_INT(bad, 0);
+	CHECK_EQ_U64(sum, total);
+	CHECK_EQ_U64(ips[0].a, 0x1000);
+	/* offset 0 of the map: i * 7 % 0x1000 == 0 every 0x1000 samples */
+	CHECK_EQ_U64(ips[0].n, (total + 0xfff) / 0x1000);
+	pg_collector_free(c);
+	machine_free(m);
+	dso_cache_free(cache);
+}
+
 static void test_perfscript(void)
 {
 	static const char text[] =
@@ -245,6 +280,7 @@ static const struct unit_test tests[] = {
 	TEST(test_text_writer),
 	TEST(test_extbinary_writer),
 	TEST(test_two_processes),
+	TEST(test_many_samples),
 	TEST(test_perfscript),
 	{ 0 },
 };
