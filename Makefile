@@ -53,7 +53,7 @@ WORKLOADS := $(WORKLOAD_SRCS:%.c=%) $(WORKLOAD_CXX_SRCS:%.cc=%)
 MAN_SRCS := $(wildcard Documentation/*.scd)
 MANS := $(MAN_SRCS:%.scd=%)
 
-.PHONY: all doc check unit-tests demo deps install uninstall clean help fuzz jit examples FORCE
+.PHONY: all doc check unit-tests demo deps install uninstall clean help fuzz fuzz-build jit examples FORCE
 
 all: sbx lib/libsbx.a jit doc workloads
 
@@ -64,7 +64,7 @@ help:
 	@echo 'make SANITIZE=1 the same with ASan+UBSan (also: make check SANITIZE=1)'
 	@echo 'make install    the binary, man pages, completions: PREFIX=$(PREFIX) DESTDIR=…'
 	@echo 'make uninstall  remove what make install put in place'
-	@echo 'make fuzz       libFuzzer targets in build/fuzz (scripts/fuzz.sh runs them)'
+	@echo 'make fuzz       build the libFuzzer targets and run each FUZZ_SECONDS (default 60)'
 	@echo 'make jit        libsbx-jit (static, shared, pkg-config) in $(B)'
 	@echo 'make examples   Documentation/examples (LLVM 19 ORC + libsbx-jit)'
 
@@ -221,7 +221,12 @@ build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_LIB_OBJS)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) $(LDLIBS)
 
 .SECONDARY: $(FUZZ_LIB_OBJS)
-fuzz: $(FUZZ_BINS)
+fuzz-build: $(FUZZ_BINS)
+
+# every target for FUZZ_SECONDS each (seeds made on first use; see scripts/fuzz.sh)
+FUZZ_SECONDS ?= 60
+fuzz:
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
 Documentation/%: Documentation/%.scd
 	scdoc < $< > $@.tmp && mv $@.tmp $@

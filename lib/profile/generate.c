@@ -493,6 +493,9 @@ static bool is_uncond(const cs_insn *in)
  * regions a profile touches are read: a large binary's other functions cost
  * nothing.
  */
+/* The most code from the first function to the end of the last (a bitmap of 128 MiB). */
+#define CODE_SPAN_MAX	(1ULL << 30)
+
 static int disassemble(struct lbr *l, const bool *want)
 {
 	const struct binary *b = l->b;
@@ -504,6 +507,11 @@ static int disassemble(struct lbr *l, const bool *want)
 	if (!l->disassembled && b->nr_code_starts) {
 		uint64_t lo = b->code_starts[0], hi = b->code_ends[b->nr_code_starts - 1];
 
+		/* a bit per byte of code: a damaged file may claim any span */
+		if (hi > lo && hi - lo > CODE_SPAN_MAX)
+			return sbx_error(-EINVAL, "%s: its code runs from %#" PRIx64 " to %#" PRIx64
+					 ", more than %llu GiB: not a binary whose branches can be "
+					 "followed", b->path, lo, hi, CODE_SPAN_MAX >> 30);
 		l->disassembled = calloc(b->nr_code_starts, sizeof(*l->disassembled));
 		l->starts = hi > lo ? calloc((size_t)((hi - lo + 7) / 8), 1) : NULL;
 		if (!l->disassembled || (hi > lo && !l->starts))
@@ -1122,7 +1130,7 @@ int pg_write_unsymbolized(FILE *out, struct pg_dso *const *d, size_t nr, const s
 				l.branches.all[i].n);
 	}
 	lbr_release(&l);
-	return err ? sbx_error(err, "out of memory") : 0;
+	return err == -ENOMEM ? sbx_error(err, "out of memory") : err;
 }
 
 int pg_generate(struct sample_profile *p, struct pg_dso *const *d, size_t nr,
@@ -1166,7 +1174,7 @@ int pg_generate(struct sample_profile *p, struct pg_dso *const *d, size_t nr,
 		if (!err)
 			err = lbr_profile(p, &l, st);
 		lbr_release(&l);
-		if (err)
+		if (err == -ENOMEM)
 			err = sbx_error(err, "out of memory");
 		/* a sample is used when its IP is in a function of the binary */
 		for (size_t i = 0; i < ips.nr; i++) {

@@ -48,7 +48,9 @@ struct pg_generate_stats {
 /*
  * Add the profile of binary b made from the counts of the DSOs in d (nr of
  * them, one per input: the same binary in several recordings) to p.
- * Returns 0 or -ENOMEM (with a message).
+ * Returns 0 or a negative errno with a message: -ENOMEM, or -EINVAL for a
+ * binary whose branch stacks cannot be followed (its code spans more than
+ * 1 GiB: a damaged file; capstone missing x86-64).
  */
 int pg_generate(struct sample_profile *p, struct pg_dso *const *d, size_t nr,
 		const struct binary *b, struct pg_generate_stats *st);
@@ -57,7 +59,7 @@ int pg_generate(struct sample_profile *p, struct pg_dso *const *d, size_t nr,
  * Write llvm-profgen's "unsymbolized profile" (--skip-symbolization) of the
  * branch stacks in d: the range and branch counts before any symbol is
  * looked at, as offsets from the binary's first executable segment. 0 or
- * -ENOMEM.
+ * a negative errno with a message (as pg_generate()).
  */
 int pg_write_unsymbolized(FILE *out, struct pg_dso *const *d, size_t nr, const struct binary *b);
 
