@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,4 +171,32 @@ int opts_finish(struct sbx_opts *p, int c)
 	if (c == OPTS_HELP || c == OPTS_ERROR)
 		return p->exit_code;
 	return c == OPTS_END ? EXIT_OK : EXIT_USAGE;
+}
+
+int opt_parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	unsigned long long v;
+	const char *u;
+	char *end;
+	int shift = 0;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (end == s || errno)
+		return -1;
+	if (*end && (u = strchr(units, toupper((unsigned char)*end)))) {
+		shift = 10 * (int)(u - units + 1);
+		end++;
+		if (*end == 'i' && end[1] == 'B')
+			end += 2;
+		else if (*end == 'B')
+			end++;
+	}
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
 }

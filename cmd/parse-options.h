@@ -9,6 +9,7 @@
  */
 
 #include <getopt.h>
+#include <stdint.h>
 
 struct sbx_option {
 	const char *long_name;	/* without the dashes; NULL for short only */
@@ -67,5 +68,13 @@ void opts_usage(const struct sbx_opts *p, FILE *f);
 /* Report a usage error for the command: message, then usage on stderr; returns 2. */
 int opts_usage_error(struct sbx_opts *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * A size such as "512M": a number of bytes with an optional binary suffix
+ * K, M, G or T (KiB, MiB, GiB and TiB; "KiB" and "kB" spellings too, all
+ * powers of 1024, as ulimit and systemd read them). 0, or -1 when s is not one
+ * or the bytes overflow 64 bits.
+ */
+int opt_parse_size(const char *s, uint64_t *out);
 
 #endif

@@ -17,6 +17,7 @@
 #include "builtin.h"
 #include "parse-options.h"
 #include "util/error.h"
+#include "measure/contain.h"
 #include "measure/events.h"
 #include "perf/perf-data.h"
 #include "perf/perf-data-write.h"
@@ -35,6 +36,8 @@ static const char *const record_usage[] = {
 
 enum { OPT_MAX_EVENTS = 64 };
 
+enum { OPT_MAX_PIDS = 0x100, OPT_MAX_MEMORY };
+
 static const struct sbx_option record_options[] = {
 	{ "event", 'e', "EVENT,...", "events to sample (default: cycles, else cpu-clock)", 0 },
 	{ "freq", 'F', "HZ", "samples per second (default 4000)", 0 },
@@ -47,6 +50,10 @@ static const struct sbx_option record_options[] = {
 	{ "output", 'o', "FILE", "output file, - for pipe mode on stdout (default perf.data)", 0 },
 	{ "mmap-pages", 'm', "PAGES", "ring buffer pages per CPU, a power of 2 (default 128)", 0 },
 	{ "quiet", 'q', NULL, "no summary line", 0 },
+	{ "max-pids", 0, "N", "the command may have at most N processes and threads at once",
+	  OPT_MAX_PIDS },
+	{ "max-memory", 0, "SIZE", "the command's memory (K, M, G suffixes): past it, it is killed",
+	  OPT_MAX_MEMORY },
 	OPT_END,
 };
 
@@ -76,6 +83,7 @@ struct rec {
 	char *event_lists[OPT_MAX_EVENTS];
 	int nr_lists;
 	bool freq_given, quiet;
+	struct contain_limits limits;	/* --max-pids, --max-memory */
 	char **cmd_argv;		/* the command, or NULL for -p / -a */
 	struct record *r;
 	struct workload *wl;
@@ -257,6 +265,17 @@ static int parse_args(struct rec *c, int argc, char **argv)
 			}
 			c->cfg.mmap_pages = (unsigned)v;
 			break;
+		case OPT_MAX_PIDS:
+			if (parse_u64(p.arg, "--max-pids", 1, &v))
+				goto bad_value;
+			c->limits.max_pids = v;
+			break;
+		case OPT_MAX_MEMORY:
+			if (opt_parse_size(p.arg, &c->limits.max_memory) || !c->limits.max_memory) {
+				error("--max-memory: invalid size '%s' (bytes, or with K, M, G)", p.arg);
+				goto bad_value;
+			}
+			break;
 		case 'q':
 			c->quiet = true;
 			break;
@@ -277,6 +296,8 @@ static int parse_args(struct rec *c, int argc, char **argv)
 		return opts_usage_error(&p, "-p records an existing process: give no command");
 	if (!c->target.pid && !c->target.system_wide && !c->cmd_argv)
 		return opts_usage_error(&p, "nothing to record: give a command, -p PID or -a");
+	if (!c->cmd_argv && (c->limits.max_pids || c->limits.max_memory))
+		return opts_usage_error(&p, "--max-pids and --max-memory limit a command sbx starts");
 	return -1;
 bad_value:
 	opts_finish(&p, OPTS_END);
@@ -477,8 +498,12 @@ int cmd_record(int argc, char **argv)
 
 		if (pipe)
 			wo.stdio_fds = to_stderr;
-		/* the command's orphans come to us, to be ended with it */
-		workload_contain();
+		/* the command's orphans come to us, to be ended with it, and a cgroup holds them */
+		err = contain_start(&c.limits);
+		if (err < 0) {
+			error_lib(err, "cannot start the command");
+			goto out;
+		}
 		err = workload_prepare(&wo, &c.wl);
 		if (err < 0) {
 			error_lib(err, "cannot start the command");
@@ -556,6 +581,8 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "[ sbx record: %llu samples, %llu lost, %.3f MB written to %s ]\n",
 			(unsigned long long)stats->samples, (unsigned long long)stats->lost,
 			output_mb(c.output, c.stream, data_size), pipe ? "stdout" : c.output);
+	if (c.wl && c.wst.oom_killed)
+		warning("the command was killed (SIGKILL) when it went past --max-memory");
 	status = c.wl ? workload_exit_code(&c.wst) : EXIT_OK;
 	goto out;
 

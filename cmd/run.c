@@ -21,6 +21,7 @@
 #include "util/error.h"
 #include "util/output.h"
 #include "util/sysinfo.h"
+#include "measure/contain.h"
 #include "measure/measure.h"
 #include "measure/snippet.h"
 
@@ -34,7 +35,7 @@ enum {
 	OPT_ASM = 0x100, OPT_SYNTAX, OPT_ASSEMBLER, OPT_MODE, OPT_REPETITION, OPT_MIN_INSNS,
 	OPT_REPEAT, OPT_AGGREGATE, OPT_NO_DIFF, OPT_COUNTERS, OPT_CYCLE_COUNTER, OPT_CPU,
 	OPT_TIMEOUT, OPT_ALLOW_SYSCALLS, OPT_DUMP, OPT_FORMAT, OPT_JSON, OPT_SNIPPETS_FILE,
-	OPT_BENCHMARKS_FILE, OPT_EXECUTION_MODE,
+	OPT_BENCHMARKS_FILE, OPT_EXECUTION_MODE, OPT_MAX_PIDS, OPT_MAX_MEMORY,
 };
 
 static const struct sbx_option run_options[] = {
@@ -69,6 +70,10 @@ static const struct sbx_option run_options[] = {
 	  OPT_BENCHMARKS_FILE },
 	{ "execution-mode", 0, "MODE", "subprocess (always; inprocess is accepted too)",
 	  OPT_EXECUTION_MODE },
+	{ "max-pids", 0, "N", "a snippet's child may have at most N processes and threads",
+	  OPT_MAX_PIDS },
+	{ "max-memory", 0, "SIZE", "memory of a snippet's child and the assembler (K, M, G)",
+	  OPT_MAX_MEMORY },
 	OPT_END,
 };
 
@@ -456,6 +461,7 @@ static int run_main(int argc, char **argv)
 	const char *results_path = NULL;
 	struct output *out = NULL;
 	bool format_given = sbx_globals.json;
+	struct contain_limits limits = { 0 };
 	struct run_cfg c;
 	struct sbx_opts p;
 	int n_inputs = 0, failed = 0, c_opt, err;
@@ -549,6 +555,19 @@ static int run_main(int argc, char **argv)
 		case OPT_ALLOW_SYSCALLS:
 			c.mo.allow_syscalls = true;
 			break;
+		case OPT_MAX_PIDS:
+			errno = 0;
+			v = strtoul(p.arg, &end, 10);
+			if (errno || *end || !*p.arg || *p.arg == '-' || !v)
+				err = opts_usage_error(&p, "--max-pids must be a number above 0, not '%s'",
+						       p.arg);
+			limits.max_pids = v;
+			break;
+		case OPT_MAX_MEMORY:
+			if (opt_parse_size(p.arg, &limits.max_memory) || !limits.max_memory)
+				err = opts_usage_error(&p, "--max-memory: invalid size '%s' (bytes, or "
+						       "with K, M, G)", p.arg);
+			break;
 		case OPT_DUMP:
 			c.ao.dump_object = p.arg;
 			break;
@@ -618,11 +637,18 @@ static int run_main(int argc, char **argv)
 	for (int i = 0; i < n_inputs; i++)
 		if ((int)strlen(inputs[i].name) > c.name_width)
 			c.name_width = (int)strlen(inputs[i].name);
+	/* what a snippet (--allow-syscalls) or an assembler leaves behind is ended after it */
+	err = contain_start(&limits);
+	if (err) {
+		error_lib(err, "cannot contain the snippets' processes");
+		output_abort(out);
+		results = stdout;
+		opts_finish(&p, OPTS_END);
+		return EXIT_FAILED;
+	}
 	c.mo.stop = c.ao.stop = &stop_signal;
 	c.ao.timeout_s = c.mo.timeout_s;
 	catch_stop_signals();
-	/* what a snippet (--allow-syscalls) or an assembler leaves behind is ended after it */
-	workload_contain();
 	for (int i = 0; i < n_inputs && !stop_signal; i++) {
 		failed |= run_one(&inputs[i], &c);
 		workload_end_descendants();

@@ -9,6 +9,7 @@
 # seed it too. A crash leaves its input in build/fuzz/crashes/; put it in
 # tests/data/fuzz/TARGET/ with the fix.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      (make fuzz FUZZ_SECONDS=N runs them all)
+# FUZZ_SEED=N fixes libFuzzer's random seed (CI: the same inputs on every run).
 # Prints, per target, the executions and seconds it ran, and what it found.
 set -eu
 cd "$(dirname "$0")/.."
@@ -107,7 +108,7 @@ for t in "${targets[@]}"; do
 	[ -d "tests/data/fuzz/$t" ] && cp -n "tests/data/fuzz/$t"/* "$work/seed-$t/" 2>/dev/null
 	before=$(ls "$work/crashes" | grep -c "^$t-" || true)
 	start=$(date +%s)
-	"$work/fuzz-$t" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+	"$work/fuzz-$t" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
 		-artifact_prefix="$work/crashes/$t-" -print_final_stats=1 "$corpus" "$work/seed-$t" \
 		> "$work/log-$t" 2>&1 || true
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log-$t")

@@ -164,6 +164,53 @@ in_range() {
 	run -1 pgrep -f "sleep $st"
 }
 
+@test "SIGKILL of sbx run: what a snippet forked ends too; --max-pids caps a fork bomb, --max-memory a hog" {
+	[ "$(id -u)" -eq 0 ] || skip "making a cgroup needs root or a delegated cgroup"
+	# sbx under a name of its own, to count its processes by name (a snippet's child
+	# may have no command line to match: its memory is the snippet's)
+	local tag=sbx-k$RANDOM
+	ln -s "$SBX" "$BATS_TEST_TMPDIR/$tag"
+	live() { pgrep -c -r R,S,D,T,t -x "$tag" || true; }	# not zombies
+	# fork, then both spin: the fork is a copy of sbx run's child, outside its ptrace
+	printf 'mov $57, %%eax\nsyscall\nloop:\njmp loop\n' > "$BATS_TEST_TMPDIR/fork.s"
+	"$BATS_TEST_TMPDIR/$tag" run --allow-syscalls --timeout 60 "$BATS_TEST_TMPDIR/fork.s" \
+		2> "$BATS_TEST_TMPDIR/err" &
+	local pid=$!
+	# sbx run, the snippet's child and its fork (the watchdog has a name of its own)
+	for _ in $(seq 200); do [ "$(live)" -ge 3 ] && break; sleep 0.05; done
+	[ "$(live)" -ge 3 ] || { cat "$BATS_TEST_TMPDIR/err"; false; }
+	kill -KILL "$pid"
+	wait "$pid" || true
+	for _ in $(seq 100); do [ "$(live)" -eq 0 ] && break; sleep 0.05; done
+	[ "$(live)" -eq 0 ]
+	# a fork bomb (each copy forks on) under --max-pids 20: at most 20 at any time
+	printf 'loop:\nmov $57, %%eax\nsyscall\njmp loop\n' > "$BATS_TEST_TMPDIR/bomb.s"
+	"$BATS_TEST_TMPDIR/$tag" run --allow-syscalls --timeout 3 --max-pids 20 \
+		"$BATS_TEST_TMPDIR/bomb.s" 2> "$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	local most=0 n
+	while kill -0 "$pid" 2> /dev/null; do
+		n=$(live)
+		[ "$n" -le "$most" ] || most=$n
+		sleep 0.1
+	done
+	wait "$pid" || true
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" "sbx run: error: $BATS_TEST_TMPDIR/bomb.s: timed out after 3 s"
+	# 20 in the cgroup, and sbx run outside it
+	[ "$most" -ge 10 ] && [ "$most" -le 21 ]
+	for _ in $(seq 100); do [ "$(live)" -eq 0 ] && break; sleep 0.05; done
+	[ "$(live)" -eq 0 ]
+	# 256 MiB touched under --max-memory 64M: the kernel's kill, named
+	printf '%s\n' 'mov $9, %eax' 'xor %edi, %edi' 'mov $0x10000000, %esi' 'mov $3, %edx' \
+		'mov $0x22, %r10d' 'mov $-1, %r8' 'xor %r9d, %r9d' 'syscall' 'mov %rax, %rdi' \
+		'mov $0x10000000, %rcx' '1: movb $1, (%rdi)' 'add $4096, %rdi' 'sub $4096, %rcx' \
+		'jnz 1b' > "$BATS_TEST_TMPDIR/hog.s"
+	run -1 --separate-stderr sbx run --allow-syscalls --max-memory 64M "$BATS_TEST_TMPDIR/hog.s"
+	assert_equal "$stderr" "sbx run: error: $BATS_TEST_TMPDIR/hog.s: killed by the kernel (SIGKILL): it went past the memory --max-memory allows"
+	run -2 --separate-stderr sbx run --max-pids -3 "$SN/add-chain.s"
+	assert_equal "${stderr_lines[0]}" "sbx run: error: --max-pids must be a number above 0, not '-3'"
+}
+
 @test "big snippets: more than 1 MiB of code is refused; the assembler's memory is bounded" {
 	printf '.fill 0x400000, 1, 0x90\n' > "$BATS_TEST_TMPDIR/fill.s"
 	run -1 --separate-stderr sbx run "$BATS_TEST_TMPDIR/fill.s"

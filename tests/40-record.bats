@@ -674,6 +674,57 @@ teardown() {
 	run -1 pgrep -f "^sleep 8$tag"
 }
 
+@test "SIGKILL of sbx record: what the command started ends too (its cgroup and a watchdog), the cgroup goes" {
+	[ "$(id -u)" -eq 0 ] || skip "making a cgroup needs root or a delegated cgroup"
+	local tag=$RANDOM$RANDOM cg
+	cg=$(cgroup2_mount)
+	[ -n "$cg" ] || { echo "no cgroup v2 mounted"; return 1; }
+	# sh and its two sleeps; a SIGKILL of sbx reaches sh only (PR_SET_PDEATHSIG)
+	"$SBX" record -q -e cpu-clock -o out.data -- \
+		sh -c "sleep 7$tag & sleep 7$tag & setsid sleep 7$tag & wait" 2> err &
+	local pid=$!
+	for _ in $(seq 100); do [ "$(pgrep -fc "^sleep 7$tag")" -eq 3 ] && break; sleep 0.05; done
+	[ "$(pgrep -fc "^sleep 7$tag")" -eq 3 ]
+	# the command is in sbx-PID below sbx's own cgroup; sbx and its watchdog are not
+	run -0 find "$cg" -maxdepth 6 -type d -name "sbx-$pid"
+	[ "${#lines[@]}" -eq 1 ]
+	local dir=${lines[0]}
+	[ "$(wc -l < "$dir/cgroup.procs")" -eq 4 ]
+	! grep -qx "$pid" "$dir/cgroup.procs"
+	[ "$(pgrep -xc sbx-watchdog)" -ge 1 ]
+	kill -KILL "$pid"
+	wait "$pid" || true
+	gone "^sleep 7$tag"
+	for _ in $(seq 100); do [ -d "$dir" ] || break; sleep 0.05; done
+	[ ! -d "$dir" ]
+}
+
+@test "--max-pids and --max-memory: forks fail past N, the command is killed past SIZE and the summary says so" {
+	[ "$(id -u)" -eq 0 ] || skip "making a cgroup needs root or a delegated cgroup"
+	# sh and three sleeps (that outlast the loop) fill 4; the next fork fails and sh
+	# gives up with 2 (the command's status is sbx record's)
+	run -2 --separate-stderr sbx record -q -e cpu-clock -o p.data --max-pids 4 -- \
+		sh -c 'for i in 1 2 3 4 5 6 7 8; do sleep 30 & done; wait'
+	assert_equal "$stderr" "sh: 0: Cannot fork"
+	# 256 MiB of string in a 32 MiB limit: the OOM killer, named
+	run -137 --separate-stderr sbx record -e cpu-clock -o m.data --max-memory 32M -- \
+		perl -e '$x = "a" x (256 << 20); print length $x, "\n"'
+	[ -z "$output" ]
+	assert_equal "${stderr_lines[-1]}" "sbx record: warning: the command was killed (SIGKILL) when it went past --max-memory"
+	perf_report -i m.data
+	# the same command fits in 1 GiB
+	run -0 --separate-stderr sbx record -q -e cpu-clock -o m.data --max-memory 1G -- \
+		perl -e '$x = "a" x (256 << 20); print length $x, "\n"'
+	assert_output 268435456
+	# bad values, and limits without a command
+	run -2 --separate-stderr sbx record --max-memory 12X -- true
+	assert_equal "${stderr_lines[0]}" "sbx record: error: --max-memory: invalid size '12X' (bytes, or with K, M, G)"
+	run -2 --separate-stderr sbx record --max-pids 0 -- true
+	assert_equal "${stderr_lines[0]}" "sbx record: error: invalid --max-pids '0'"
+	run -2 --separate-stderr sbx record --max-pids 5 -a
+	assert_equal "${stderr_lines[0]}" "sbx record: error: --max-pids and --max-memory limit a command sbx starts"
+}
+
 @test "a hardware event this machine cannot count: a clear error that points at cpu-clock" {
 	perf stat -e instructions -x, true 2>&1 | grep -q 'not supported' ||
 		skip_hw "this machine counts instructions"

@@ -35,3 +35,19 @@ require_hw_pmu() {
 		skip_hw "no PMU on this machine (instructions: not supported)"
 	return 0
 }
+
+# gone PATTERN: within 5 s no running process has a command line matching
+# PATTERN (pgrep -f; a zombie has none, so only live ones count)
+gone() {
+	for _ in $(seq 100); do
+		pgrep -f "$1" > /dev/null || return 0
+		sleep 0.05
+	done
+	echo "still running: $(pgrep -af "$1")"
+	return 1
+}
+
+# the cgroup v2 mount point (where sbx makes sbx-PID), or nothing
+cgroup2_mount() {
+	findmnt -n -t cgroup2 -o TARGET | head -1
+}

@@ -21,10 +21,12 @@
 #include <sys/syscall.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include <stdint.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util/error.h"
+#include "measure/contain.h"
 #include "measure/workload.h"
 
 /* what failed in the child, sent with its errno on the exec-error pipe */
@@ -42,6 +44,7 @@ struct workload {
 	int fatal_signo;
 	unsigned long fatal_addr, fatal_ip;
 	long fatal_syscall;
+	uint64_t oom_before;	/* OOM kills in the memory cgroup when it joined */
 };
 
 static double now_s(void)
@@ -79,6 +82,9 @@ static void child_main(struct workload *w, int cork_rd, int err_wr)
 	char c;
 	ssize_t n;
 
+	/* the watchdog waits for sbx alone to close its pipe (see contain.h) */
+	if (contain_fd() >= 0)
+		close(contain_fd());
 	setrlimit(RLIMIT_CORE, &no_core);
 	if (w->opts.max_memory) {
 		struct rlimit as = { w->opts.max_memory, w->opts.max_memory };
@@ -179,6 +185,14 @@ int workload_prepare(const struct workload_opts *opts, struct workload **out)
 		setpgid(w->pid, w->pid);
 	w->cork_fd = cork[1];
 	w->err_fd = errp[0];
+	/* into the cgroups while corked: what it forks is born inside */
+	err = contain_join(w->pid);
+	if (err) {
+		workload_cancel(w);
+		free(w);
+		return err;
+	}
+	w->oom_before = contain_oom_kills();
 	if (opts->flags & WORKLOAD_PTRACE) {
 		if (ptrace(PTRACE_SEIZE, w->pid, 0, (void *)(long)PTRACE_O_EXITKILL) < 0) {
 			err = sbx_error_errno(-errno, "workload: cannot ptrace the child "
@@ -286,6 +300,7 @@ static void finish(struct workload *w, int ws)
 	} else if (WIFSIGNALED(ws)) {
 		w->st.signaled = 1;
 		w->st.signo = WTERMSIG(ws);
+		w->st.oom_killed = w->st.signo == SIGKILL && contain_oom_kills() > w->oom_before;
 	}
 }
 
@@ -417,13 +432,6 @@ void workload_cancel(struct workload *w)
 	}
 }
 
-int workload_contain(void)
-{
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
-		return sbx_error_errno(-errno, "cannot become a subreaper");
-	return 0;
-}
-
 /* The children of this process (of each of its threads), at most max; their number. */
 static size_t list_children(pid_t *pids, size_t max)
 {
@@ -450,6 +458,8 @@ size_t workload_end_descendants(void)
 {
 	size_t total = 0;
 
+	/* what is in the cgroups, wherever it went */
+	contain_kill();
 	/* each round ends the children; their own children come to us next (subreaper) */
 	for (int round = 0; round < 100000; round++) {
 		pid_t pids[256];
@@ -457,12 +467,19 @@ size_t workload_end_descendants(void)
 
 		if (!n)
 			break;
-		for (size_t i = 0; i < n; i++)
+		size_t ended = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			if (pids[i] == contain_watchdog())
+				continue;	/* it ends with sbx */
 			kill(pids[i], SIGKILL);
-		for (size_t i = 0; i < n; i++)
 			while (waitpid(pids[i], NULL, __WALL) < 0 && errno == EINTR)
 				;
-		total += n;
+			ended++;
+		}
+		if (!ended)
+			break;
+		total += ended;
 	}
 	return total;
 }
@@ -581,6 +598,9 @@ char *workload_status_describe(const struct workload_status *st, double timeout_
 		/* the filter kills a call of another ABI outright: no number to report */
 		snprintf(buf, len, "a 32-bit system call (int $0x80 or sysenter), which the "
 			 "seccomp filter refuses: killed by SIGSYS");
+	} else if (st->signaled && st->oom_killed) {
+		snprintf(buf, len, "killed by the kernel (SIGKILL): it went past the memory "
+			 "--max-memory allows");
 	} else if (st->signaled) {
 		const char *name = workload_signal_name(st->signo, sb, sizeof(sb));
 

@@ -36,6 +36,8 @@ struct workload_status {
 	int stopped;			/* ended (SIGKILL) because *opts.stop was set: its value */
 	int exec_errno;			/* exec (or pinning to cpu) failed in the child: its
 					   errno, else 0 */
+	int oom_killed;			/* the SIGKILL came from the OOM killer of the
+					   --max-memory cgroup (contain.h) */
 };
 
 enum {
@@ -85,7 +87,9 @@ struct workload_opts {
  * waits on the cork pipe. Exactly one of opts->argv and opts->fn is set.
  * With WORKLOAD_PTRACE the child is already seized on return. Core dumps
  * are off in the child (RLIMIT_CORE 0), SIGPIPE is back to its default
- * action and no signal is blocked; it gets SIGKILL if the parent dies. opts is copied (argv is not: it
+ * action and no signal is blocked; it gets SIGKILL if the parent dies, and
+ * it is in the command's cgroups (contain_join()) before it is uncorked.
+ * opts is copied (argv is not: it
  * must stay valid until workload_start()).
  * Returns 0 and the workload in *out (freed with workload_free()), or a
  * negative errno with an sbx_error message.
@@ -126,17 +130,12 @@ void workload_cancel(struct workload *w);
 void workload_free(struct workload *w);
 
 /*
- * Make this process the subreaper of what it starts (PR_SET_CHILD_SUBREAPER):
- * processes orphaned below it come to it rather than to init, so that
- * workload_end_descendants() finds them. 0 or a negative errno.
- */
-int workload_contain(void);
-
-/*
- * SIGKILL and reap every process still running below this one (children of
- * the calling thread, then what they leave orphaned), in rounds until none
- * is left; the number ended. For the end of a command, once its workload
- * ended: nothing it started outlives it.
+ * SIGKILL what is in the command's cgroups (contain.h), and SIGKILL and reap
+ * every process still running below this one (children of the calling
+ * thread, then what they leave orphaned: contain_start() made this process
+ * their subreaper) but the watchdog, in rounds until none is left; the
+ * number reaped. For the end of a command, once its workload ended:
+ * nothing it started outlives it.
  */
 size_t workload_end_descendants(void);
 
