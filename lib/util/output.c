@@ -27,6 +27,7 @@ struct output {
 	bool is_stdout;
 	mode_t mode;
 	FILE *stream;
+	int write_errno;	/* the stream's first failed write(2), for the message */
 };
 
 static void output_free(struct output *o)
@@ -192,10 +193,57 @@ int output_fd(const struct output *o)
 	return o->fd;
 }
 
+/*
+ * The stream of a file writes through these, so that the errno of a write
+ * that failed while the stream flushed its buffer (ENOSPC, EDQUOT, EIO) is
+ * kept for the message: stdio keeps only an error flag.
+ */
+static ssize_t cookie_write(void *cookie, const char *buf, size_t len)
+{
+	struct output *o = cookie;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(o->fd, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!o->write_errno)
+				o->write_errno = n < 0 ? errno : ENOSPC;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int cookie_seek(void *cookie, off64_t *pos, int whence)
+{
+	struct output *o = cookie;
+	off_t r = lseek(o->fd, (off_t)*pos, whence);
+
+	if (r < 0)
+		return -1;
+	*pos = r;
+	return 0;
+}
+
+static int cookie_close(void *cookie)
+{
+	struct output *o = cookie;
+
+	return close(o->fd);
+}
+
 FILE *output_stream(struct output *o)
 {
+	static const cookie_io_functions_t io = {
+		.write = cookie_write, .seek = cookie_seek, .close = cookie_close,
+	};
+
 	if (!o->stream)
-		o->stream = o->is_stdout ? stdout : fdopen(o->fd, "w");
+		o->stream = o->is_stdout ? stdout : fopencookie(o, "w", io);
 	return o->stream;
 }
 
@@ -213,7 +261,8 @@ const char *output_path(const struct output *o)
 static int flush_sync(struct output *o)
 {
 	if (o->stream && (fflush(o->stream) || ferror(o->stream)))
-		return sbx_error_errno(errno ? -errno : -EIO, "cannot write '%s'", o->path);
+		return sbx_error_errno(o->write_errno ? -o->write_errno : errno ? -errno : -EIO,
+				       "cannot write '%s'", o->path);
 	if (!o->direct && fsync(o->fd))
 		return sbx_error_errno(-errno, "cannot write '%s'", o->path);
 	return 0;
