@@ -445,7 +445,8 @@ static int child_main(void *arg)
 		uint8_t *p = map_at(s->memmaps[i].addr, round_page(d->size), PROT_READ | PROT_WRITE);
 
 		if (!p)
-			return child_fail(sh, "cannot map MEM-MAP %s at %#llx: %s", d->name,
+			return child_fail(sh, "%s:%d: cannot map MEM-MAP %s at %#llx: %s", s->name,
+					  s->memmaps[i].line, d->name,
 					  (unsigned long long)s->memmaps[i].addr, strerror(errno));
 		for (size_t o = 0; o < d->size; o++)
 			p[o] = d->value[o % d->value_len];
@@ -459,8 +460,9 @@ static int child_main(void *arg)
 	}
 	code = build(a, false, s->address, (uint64_t)ctx, (uint64_t)scratch, &lay);
 	if (!code && s->address)
-		return child_fail(sh, "cannot map the code at SNIPPET-ADDRESS %#llx: %s",
-				  (unsigned long long)s->address, strerror(errno));
+		return child_fail(sh, "%s:%d: cannot map the code at SNIPPET-ADDRESS %#llx: %s",
+				  s->name, s->address_line, (unsigned long long)s->address,
+				  strerror(errno));
 	if (!code)
 		return child_fail(sh, "cannot map the code: %s", strerror(errno));
 	sh->code_begin = (uint64_t)code;
@@ -610,15 +612,65 @@ static bool is_int80(const char *text)
 	return !strcmp(text, "int $0x80") || !strcmp(text, "int 0x80");
 }
 
+/* Register names of every width, by GPR number: AT&T without the '%'. */
+static const char *const gpr_names[16][4] = {
+	{ "rax", "eax", "ax", "al" }, { "rcx", "ecx", "cx", "cl" }, { "rdx", "edx", "dx", "dl" },
+	{ "rbx", "ebx", "bx", "bl" }, { "rsp", "esp", "sp", "spl" }, { "rbp", "ebp", "bp", "bpl" },
+	{ "rsi", "esi", "si", "sil" }, { "rdi", "edi", "di", "dil" }, { "r8", "r8d", "r8w", "r8b" },
+	{ "r9", "r9d", "r9w", "r9b" }, { "r10", "r10d", "r10w", "r10b" },
+	{ "r11", "r11d", "r11w", "r11b" }, { "r12", "r12d", "r12w", "r12b" },
+	{ "r13", "r13d", "r13w", "r13b" }, { "r14", "r14d", "r14w", "r14b" },
+	{ "r15", "r15d", "r15w", "r15b" },
+};
+
+/* The first instruction whose destination (AT&T: its last operand) is GPR reg, or NULL. */
+static const struct snippet_insn *writes_gpr(const struct snippet *s, int reg)
+{
+	if (reg < 0 || reg >= 16)
+		return NULL;
+	for (int i = 0; i < s->n_insns; i++) {
+		const char *t = s->insns[i].text, *dst = strrchr(t, ',');
+
+		if (!dst) {
+			dst = strchr(t, ' ');	/* one operand: inc, pop, ... */
+			if (!dst)
+				continue;
+		}
+		while (*++dst == ' ')
+			;
+		if (*dst++ != '%')
+			continue;
+		for (int w = 0; w < 4; w++)
+			if (!strcmp(dst, gpr_names[reg][w]))
+				return &s->insns[i];
+	}
+	return NULL;
+}
+
 /* Describe a failed child, with the faulting instruction when it is ours. */
 static void describe_failure(const struct snippet *s, const struct shared *sh,
-			     const struct workload_status *st, double timeout, char *buf,
-			     size_t len)
+			     const struct workload_status *st, double timeout,
+			     enum measure_repetition rep, char *buf, size_t len)
 {
 	unsigned long ip = st->fault_ip;
 	size_t used;
 
 	workload_status_describe(st, timeout, buf, len);
+	if (st->timed_out && rep == MEASURE_LOOP) {
+		/* the loop counts down a register: a snippet that writes it loops for ever */
+		const struct snippet_insn *in = writes_gpr(s, s->loop_reg);
+		const char *r = s->loop_reg >= 0 && s->loop_reg < 16 ? gpr_names[s->loop_reg][0] : "?";
+
+		used = strlen(buf);
+		if (in)
+			snprintf(buf + used, len - used, ": in loop mode %%%s counts the trips, and "
+				 "snippet+0x%x (%s) writes it; name another with LOOP-REGISTER",
+				 r, in->offset, in->text);
+		else
+			snprintf(buf + used, len - used, " (in loop mode %%%s counts the trips: "
+				 "does the snippet change it? LOOP-REGISTER names another)", r);
+		return;
+	}
 	if (!st->signaled || st->signo == SIGKILL)
 		return;
 	used = strlen(buf);
@@ -714,7 +766,7 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 		return 0;
 	}
 	if (!(st.exited && st.exit_code == 0 && sh->done)) {
-		describe_failure(s, sh, &st, o->timeout_s, r->error, sizeof(r->error));
+		describe_failure(s, sh, &st, o->timeout_s, rep, r->error, sizeof(r->error));
 		munmap(sh, sh_size);
 		return 0;
 	}

@@ -19,6 +19,8 @@
 
 #define MAX_MEMDEF_SIZE (1ul << 30)
 #define PAGE 4096ul
+/* MEM-MAP and SNIPPET-ADDRESS: below this, room for the mapping under the top of user space */
+#define ADDRESS_LIMIT	0x7ff000000000ull
 
 static const char *const gpr64[16] = {
 	"RAX", "RCX", "RDX", "RBX", "RSP", "RBP", "RSI", "RDI",
@@ -257,6 +259,12 @@ static int ann_memdef(struct parse_ctx *p)
 	return 0;
 }
 
+/* n bytes in whole pages */
+static uint64_t round_up(uint64_t n)
+{
+	return (n + PAGE - 1) & ~(PAGE - 1);
+}
+
 static int ann_memmap(struct parse_ctx *p)
 {
 	struct snippet_memmap m = { .def = -1 };
@@ -270,9 +278,25 @@ static int ann_memmap(struct parse_ctx *p)
 	if (m.def < 0)
 		return bad(p, "expected <NAME> to be the name of an earlier MEM-DEF");
 	if (parse_u64(p->fields[1], 10, &m.addr) < 0 || m.addr % PAGE || m.addr == 0 ||
-	    m.addr >= 0x7ff000000000ull)
+	    m.addr >= ADDRESS_LIMIT)
 		return bad(p, "expected <ADDRESS>: a decimal, non-zero multiple of the page size "
-			   "in the lower half of the address space");
+			   "below 0x7ff000000000 (140703128616960)");
+	m.line = p->line;
+	/* two mappings of one page: the second would fail in the child, far from here */
+	for (int i = 0; i < p->s->n_memmaps; i++) {
+		const struct snippet_memmap *o = &p->s->memmaps[i];
+		uint64_t end = m.addr + round_up(p->s->memdefs[m.def].size);
+		uint64_t oend = o->addr + round_up(p->s->memdefs[o->def].size);
+
+		if (m.addr < oend && o->addr < end) {
+			char why[160];
+
+			snprintf(why, sizeof(why), "its pages overlap those of MEM-MAP %s %llu "
+				 "(line %d)", p->s->memdefs[o->def].name,
+				 (unsigned long long)o->addr, o->line);
+			return bad(p, why);
+		}
+	}
 	arr = grow(p->s->memmaps, p->s->n_memmaps, sizeof(m));
 	if (!arr)
 		return -ENOMEM;
@@ -287,9 +311,18 @@ static int ann_address(struct parse_ctx *p)
 
 	if (p->nf != 1)
 		return bad(p, "expected one parameter <HEX_ADDRESS>");
-	if (parse_u64(p->fields[0], 16, &a) < 0 || a % PAGE || a == 0 || a >= 0x7ff000000000ull)
-		return bad(p, "expected <HEX_ADDRESS>: a hex, non-zero multiple of the page size");
+	if (p->s->address) {
+		char why[80];
+
+		snprintf(why, sizeof(why), "the snippet's address was given already (line %d)",
+			 p->s->address_line);
+		return bad(p, why);
+	}
+	if (parse_u64(p->fields[0], 16, &a) < 0 || a % PAGE || a == 0 || a >= ADDRESS_LIMIT)
+		return bad(p, "expected <HEX_ADDRESS>: a hex, non-zero multiple of the page size "
+			   "below 7ff000000000 (room for the code under the top of user space)");
 	p->s->address = a;
+	p->s->address_line = p->line;
 	return 0;
 }
 

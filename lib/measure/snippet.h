@@ -56,6 +56,7 @@ struct snippet_memdef {
 struct snippet_memmap {
 	int def;		/* index into memdefs */
 	uint64_t addr;		/* page multiple */
+	int line;		/* of the annotation, for messages */
 };
 
 /* One decoded instruction of the snippet. */
@@ -81,6 +82,7 @@ struct snippet {
 	struct snippet_memmap *memmaps;
 	int n_memmaps;
 	uint64_t address;		/* SNIPPET-ADDRESS; 0 when none */
+	int address_line;		/* its line */
 	int loop_reg;			/* LOOP-REGISTER, a GPR number; default r8 */
 
 	/* filled by snippet_assemble() */

@@ -109,7 +109,22 @@ static void test_malformed(void)
 		     "number of bytes, 1 to 1073741824");
 	expect_error("# SBX-SNIPPET-ADDRESS 1001\n",
 		     "f.s:1: invalid annotation 'SBX-SNIPPET-ADDRESS 1001': expected <HEX_ADDRESS>: "
-		     "a hex, non-zero multiple of the page size");
+		     "a hex, non-zero multiple of the page size below 7ff000000000 (room for the "
+		     "code under the top of user space)");
+	/* the top page of user space is a multiple of the page size, but not a place for code */
+	expect_error("# SBX-SNIPPET-ADDRESS 7ffffffff000\n",
+		     "f.s:1: invalid annotation 'SBX-SNIPPET-ADDRESS 7ffffffff000': expected "
+		     "<HEX_ADDRESS>: a hex, non-zero multiple of the page size below 7ff000000000 "
+		     "(room for the code under the top of user space)");
+	/* one address, as DEFREG and MEM-DEF take one definition */
+	expect_error("# SBX-SNIPPET-ADDRESS 10000\nnop\n# SBX-SNIPPET-ADDRESS 20000\n",
+		     "f.s:3: invalid annotation 'SBX-SNIPPET-ADDRESS 20000': the snippet's address "
+		     "was given already (line 1)");
+	/* two MEM-MAPs sharing a page: refused where they are written */
+	expect_error("# SBX-MEM-DEF a 8192 1\n# SBX-MEM-DEF b 16 2\n# SBX-MEM-MAP a 65536\n"
+		     "# SBX-MEM-MAP b 69632\n",
+		     "f.s:4: invalid annotation 'SBX-MEM-MAP b 69632': its pages overlap those of "
+		     "MEM-MAP a 65536 (line 3)");
 	expect_error("# SBX-LOOP-REGISTER XMM0\n",
 		     "f.s:1: invalid annotation 'SBX-LOOP-REGISTER XMM0': expected a 64-bit "
 		     "general register other than RSP");
