@@ -15,11 +15,13 @@
 #include "perf/perf-data.h"
 #include "perf/session.h"
 #include "profile/hist.h"
+#include "profile/stacks.h"
+#include "util/output.h"
 #include "util/strlist.h"
 
 static const char *const report_usage[] = {
 	"sbx report [-i FILE|-] [-s KEY[,KEY...]] [--pid PID[,PID...]] [--comm COMM[,COMM...]] "
-	"[--dso DSO[,DSO...]] [-n N] [--no-demangle] [--json]",
+	"[--dso DSO[,DSO...]] [-n N] [--no-demangle] [--json|--folded|--flamegraph FILE]",
 	NULL,
 };
 
@@ -29,6 +31,8 @@ enum {
 	OPT_DSO,
 	OPT_NO_DEMANGLE,
 	OPT_JSON,
+	OPT_FOLDED,
+	OPT_FLAMEGRAPH,
 };
 
 static const struct sbx_option report_options[] = {
@@ -41,6 +45,10 @@ static const struct sbx_option report_options[] = {
 	{ "no-demangle", 0, NULL, "print C++ and Rust symbol names as they are in the file",
 	  OPT_NO_DEMANGLE },
 	{ "json", 0, NULL, "print one JSON array of rows", OPT_JSON },
+	{ "folded", 0, NULL, "print one line per unique call stack: comm;frame;... COUNT",
+	  OPT_FOLDED },
+	{ "flamegraph", 0, "FILE", "write an SVG flame graph of the call stacks to FILE",
+	  OPT_FLAMEGRAPH },
 	OPT_END,
 };
 
@@ -50,6 +58,7 @@ struct report {
 	bool demangle;		/* C++/Rust names as perf shows them (not --no-demangle) */
 	struct machine *machine;
 	struct perf_data *data;
+	struct stacks *stacks;	/* --folded, --flamegraph: stacks instead of rows */
 };
 
 static size_t event_index(struct report *r, const struct perf_data_attr *attr)
@@ -71,6 +80,8 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 	machine_resolve(r->machine, s->pid, s->tid, s->cpumode, s->ip, &al);
 	if (!hist_filter_match(&r->filter, s->pid, &al))
 		return 0;
+	if (r->stacks)
+		return stacks_add_sample(r->stacks, r->machine, s, r->demangle);
 	return hist_add(r->hist, event_index(r, attr), &al, s->period);
 }
 
@@ -217,12 +228,40 @@ static void print_text(struct report *r, struct hist_row *const *rows, size_t nr
 	}
 }
 
+/* --folded on stdout, or --flamegraph into its file (complete or not there). */
+static int write_stacks(struct report *r, const char *input, const char *path)
+{
+	struct output *out = NULL;
+	char title[512];
+	FILE *f;
+	int err;
+
+	if (!stacks_samples(r->stacks))
+		return error("%s: no samples match the filters", input);
+	if (!path)
+		return stacks_write_folded(r->stacks, stdout) ? error_lib(-EIO, "--folded") :
+								 EXIT_OK;
+	err = output_open(path, 0644, &out);
+	f = err ? NULL : output_stream(out);
+	if (!err && !f)
+		err = sbx_error_errno(-errno, "cannot write '%s'", path);
+	snprintf(title, sizeof(title), "Flame Graph: %s", input);
+	if (!err)
+		err = stacks_write_svg(r->stacks, f, title);
+	if (!err)
+		err = output_commit(out);
+	else
+		output_abort(out);
+	return err ? error_lib(err, "--flamegraph") : EXIT_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report r = { 0 };
 	struct sbx_opts p;
 	const char *input = "perf.data";
-	bool json = sbx_globals.json;
+	bool json = sbx_globals.json, folded = false;
+	const char *flamegraph = NULL;
 	long limit = -1;
 	struct perf_input in = { 0 };
 	struct hist_row *const *rows;
@@ -287,6 +326,16 @@ int cmd_report(int argc, char **argv)
 		case OPT_JSON:
 			json = true;
 			break;
+		case OPT_FOLDED:
+			folded = true;
+			break;
+		case OPT_FLAMEGRAPH:
+			if (!*p.arg) {
+				ret = opts_usage_error(&p, "--flamegraph: an empty file name");
+				goto out_opts;
+			}
+			flamegraph = p.arg;
+			break;
 		default:
 			ret = opts_finish(&p, c);
 			goto out;
@@ -296,8 +345,16 @@ int cmd_report(int argc, char **argv)
 		ret = opts_usage_error(&p, "unexpected argument '%s'", p.argv[p.optind]);
 		goto out_opts;
 	}
+	if (folded + !!flamegraph + (json && !sbx_globals.json) > 1) {
+		ret = opts_usage_error(&p, "--json, --folded and --flamegraph exclude each other");
+		goto out_opts;
+	}
 	opts_finish(&p, c);
 
+	if ((folded || flamegraph) && !(r.stacks = stacks_new())) {
+		ret = error("out of memory");
+		goto out;
+	}
 	r.hist = hist_new(keys, nr_keys);
 	if (!r.hist) {
 		ret = error("out of memory");
@@ -313,6 +370,10 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	if (!perf_input_samples(&in)) {
 		ret = error("%s: no samples", input);
+		goto out;
+	}
+	if (r.stacks) {
+		ret = write_stacks(&r, input, flamegraph);
 		goto out;
 	}
 	rows = hist_sorted(r.hist, &nr);
@@ -333,6 +394,7 @@ out_opts:
 	if (ret == EXIT_FAILED)
 		ret = error("out of memory");
 out:
+	stacks_free(r.stacks);
 	hist_free(r.hist);
 	hist_filter_release(&r.filter);
 	perf_input_close(&in);

@@ -18,10 +18,11 @@
 #include "perf/records.h"
 #include "perf/session.h"
 #include "perf/trace-event.h"
+#include "profile/stacks.h"
 
 static const char *const script_usage[] = {
 	"sbx script [-i FILE|-] [-F FIELD[,FIELD...]] [--show-mmap-events] "
-	"[--show-task-events] [--no-demangle] [--json]",
+	"[--show-task-events] [--no-demangle] [--json|--folded]",
 	NULL,
 };
 
@@ -30,6 +31,7 @@ enum {
 	OPT_TASK,
 	OPT_NO_DEMANGLE,
 	OPT_JSON,
+	OPT_FOLDED,
 };
 
 static const struct sbx_option script_options[] = {
@@ -41,6 +43,8 @@ static const struct sbx_option script_options[] = {
 	{ "no-demangle", 0, NULL, "print C++ and Rust symbol names as they are in the file",
 	  OPT_NO_DEMANGLE },
 	{ "json", 0, NULL, "print one JSON object per line (JSON Lines)", OPT_JSON },
+	{ "folded", 0, NULL, "print one line per unique call stack (comm;frame;... COUNT) "
+	  "instead of the events", OPT_FOLDED },
 	OPT_END,
 };
 
@@ -63,6 +67,7 @@ struct script {
 	struct machine *machine;
 	struct tep_handle *tep;
 	bool tep_tried;
+	struct stacks *stacks;	/* --folded */
 	struct trace_seq seq;
 };
 
@@ -462,6 +467,8 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
+		if (s->stacks)
+			return stacks_add_sample(s->stacks, s->machine, smp, s->demangle);
 		return print_sample(s, attr, smp);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
@@ -522,13 +529,24 @@ int cmd_script(int argc, char **argv)
 		case OPT_JSON:
 			s.json = true;
 			break;
+		case OPT_FOLDED:
+			if (!s.stacks && !(s.stacks = stacks_new())) {
+				opts_finish(&p, c);
+				return error("out of memory");
+			}
+			break;
 		default:
+			stacks_free(s.stacks);
 			return opts_finish(&p, c);
 		}
 	}
-	if (p.optind < p.argc) {
-		ret = opts_usage_error(&p, "unexpected argument '%s'", p.argv[p.optind]);
+	if (p.optind < p.argc || (s.stacks && (s.fields_given || s.show_mmap || s.show_task))) {
+		ret = p.optind < p.argc ?
+			opts_usage_error(&p, "unexpected argument '%s'", p.argv[p.optind]) :
+			opts_usage_error(&p, "--folded prints stacks: no -F, --show-mmap-events or "
+					 "--show-task-events with it");
 		opts_finish(&p, c);
+		stacks_free(s.stacks);
 		return ret;
 	}
 	opts_finish(&p, c);
@@ -543,7 +561,10 @@ int cmd_script(int argc, char **argv)
 	if (ret)
 		goto out;
 	ret = EXIT_OK;
+	if (s.stacks && stacks_write_folded(s.stacks, stdout))
+		ret = error_lib(-EIO, "--folded");
 out:
+	stacks_free(s.stacks);
 	trace_seq_destroy(&s.seq);
 	if (s.tep)
 		tep_free(s.tep);

@@ -39,6 +39,13 @@ printf '\n\033[1m$ %s\033[0m\n' "./sbx script --json -i $out/perf.data | head -n
 printf '\n\033[1m$ %s\033[0m\n' "./sbx record -q -o - -- tests/workloads/noploop | ./sbx report -i - -n 3"
 ./sbx record -q -o - -- tests/workloads/noploop | ./sbx report -i - -n 3
 
+# call stacks: folded for flamegraph.pl and friends, and an SVG flame graph of our own
+step ./sbx record -q -g -o "$out/cxx.data" -- tests/workloads/cxxhot
+printf '\n\033[1m$ %s\033[0m\n' "./sbx report --folded -i $out/cxx.data | sort -k2 -nr | head -n 3"
+./sbx report --folded -i "$out/cxx.data" | sort -t' ' -k2 -nr | head -n 3
+step ./sbx report --flamegraph "$out/cxxhot.svg" -i "$out/cxx.data"
+echo "(open $out/cxxhot.svg in a browser; Documentation/examples/cxxhot-flamegraph.svg is one)"
+
 # the judge: Linux perf reads what sbx wrote
 if command -v perf >/dev/null; then
 	printf '\n\033[1m$ %s\033[0m\n' "perf report --stdio -i $out/perf.data --sort pid,sym | grep spin_"

@@ -18,6 +18,7 @@ packages=(
 	llvm-19					# peers: llvm-profgen and llvm-profdata 19, llvm-jitlink
 	llvm-19-dev				# make examples: the LLVM ORC JIT using libsbx-jit
 	bash-completion zsh			# the completion tests
+	libxml2-utils				# xmllint: the flame graph test
 )
 
 # node --perf-prof writes the real jitdump of the jit-inject tests; the

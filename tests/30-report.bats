@@ -333,3 +333,58 @@ PY
 	run -2 --separate-stderr sbx report -n x -i "$W/nl.data"
 	run -2 --separate-stderr sbx report extra-operand
 }
+
+@test "report --folded and --flamegraph: the stacks of script --folded; an SVG whose frames nest and add up" {
+	cd "$BATS_TEST_TMPDIR"
+	# every sample: the same stacks as sbx script --folded (whose judge is perf script)
+	run -0 --separate-stderr sbx report --folded -i "$W/fk.data"
+	echo "$output" > report.folded
+	run -0 --separate-stderr sbx script --folded -i "$W/fk.data"
+	[ "$output" = "$(cat report.folded)" ]
+	# --comm and --pid filter by the sample, as for the rows
+	local pid
+	pid=$(perf script -F pid -G -i "$W/fk.data" 2>/dev/null | sort | uniq -c | sort -rn |
+		awk 'NR == 1 { print $2 }')
+	run -0 --separate-stderr sbx report --folded --pid "$pid" -i "$W/fk.data"
+	[ "$(awk '{ s += $NF } END { print s }' <<< "$output")" -eq \
+		"$(perf script -F pid -G -i "$W/fk.data" 2>/dev/null | awk -v p="$pid" '$1 == p' | wc -l)" ]
+	# the flame graph: well-formed, deterministic, one frame per distinct prefix
+	run -0 --separate-stderr sbx report --flamegraph fg.svg -i "$W/fk.data"
+	[ -z "$output" ]
+	xmllint --noout fg.svg
+	sbx report --flamegraph fg2.svg -i "$W/fk.data"
+	cmp fg.svg fg2.svg
+	# frames: x, width in samples, depth; the root is every sample
+	sed -n 's/.*data-x="\([0-9]*\)" data-w="\([0-9]*\)" data-d="\([0-9]*\)".*/\1 \2 \3/p' fg.svg > frames
+	local total
+	total=$(awk '{ s += $NF } END { print s }' report.folded)
+	[ "$(awk '$3 == 0 { print $2 }' frames)" -eq "$total" ]
+	# each frame lies inside one frame a level below, and the frames of a level
+	# never overlap and add up to at most the level below
+	python3 - frames <<-'PY'
+	import sys, collections
+	by = collections.defaultdict(list)
+	for line in open(sys.argv[1]):
+	    x, w, d = map(int, line.split())
+	    by[d].append((x, w))
+	for d in sorted(by):
+	    row = sorted(by[d])
+	    for (x1, w1), (x2, w2) in zip(row, row[1:]):
+	        assert x1 + w1 <= x2, ("overlap", d, x1, w1, x2)
+	    if d == 0:
+	        continue
+	    for x, w in row:
+	        assert w > 0
+	        assert any(px <= x and x + w <= px + pw for px, pw in by[d - 1]), ("orphan", d, x, w)
+	    assert sum(w for _, w in row) <= sum(w for _, w in by[d - 1])
+	PY
+	# as many frames as distinct stack prefixes in the folded lines, plus the root
+	[ "$(wc -l < frames)" -eq $(( $(awk '{ $NF = ""; n = split($0, f, ";"); p = "";
+		for (i = 1; i <= n; i++) { p = p ";" f[i]; sub(/ $/, "", p); print p } }' report.folded |
+		sort -u | wc -l) + 1 )) ]
+	# a frame's title: its name, DSO, samples and share
+	grep -q '<title>spin_[0-9] (.*forker): [0-9]* samples, [0-9.]*%</title>' fg.svg
+	# one of them at a time
+	run -2 --separate-stderr sbx report --folded --json -i "$W/fk.data"
+	assert_equal "${stderr_lines[0]}" "sbx report: error: --json, --folded and --flamegraph exclude each other"
+}

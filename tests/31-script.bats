@@ -234,3 +234,28 @@ for line in open(sys.argv[1]):
 	[[ "$stderr" == *"not a perf.data"* ]]
 	run -2 --separate-stderr sbx script extra-operand
 }
+
+@test "script --folded: the stacks perf script prints, folded as stackcollapse-perf folds them" {
+	cd "$BATS_TEST_TMPDIR"
+	# C++ names with namespaces, templates and argument lists, a forking C program,
+	# kernel frames: perf's call chains, and sbx record's
+	perf record -q -e cpu-clock -F 2000 -g -o cxx.data -- "$WORKLOADS/cxxhot" >/dev/null 2>&1
+	sbx record -q -e cpu-clock -F 2000 -g -o sbx.data -- "$WORKLOADS/cxxhot" >/dev/null 2>&1
+	for f in cxx.data "$W/g.data" sbx.data; do
+		perf script -F comm,ip,sym,dso -i "$f" 2>/dev/null |
+			awk -f "$TOP/tests/tools/stackcollapse.awk" | LC_ALL=C sort > perf.folded
+		run -0 --separate-stderr sbx script --folded -i "$f"
+		LC_ALL=C sort <<< "$output" > sbx.folded
+		# something to compare: stacks of several frames
+		[ "$(wc -l < perf.folded)" -ge 3 ]
+		grep -q ';.*;.*;' perf.folded
+		diff perf.folded sbx.folded
+	done
+	# a C++ frame: argument lists cut, namespaces kept
+	grep -q '^cxxhot;.*shapes::Square::area ' sbx.folded
+	# the counts add up to the samples (perf script -G: a line per sample)
+	[ "$(awk '{ s += $NF } END { print s }' sbx.folded)" -eq \
+		"$(perf script -F comm -G -i sbx.data 2>/dev/null | wc -l)" ]
+	run -2 --separate-stderr sbx script --folded -F ip -i sbx.data
+	assert_equal "${stderr_lines[0]}" "sbx script: error: --folded prints stacks: no -F, --show-mmap-events or --show-task-events with it"
+}

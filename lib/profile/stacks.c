@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: MIT
+/* Stacks of samples: folded lines and SVG flame graphs (see stacks.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf/records.h"
+#include "profile/stacks.h"
+#include "symbol/dso.h"
+#include "util/error.h"
+#include "util/hashmap.h"
+
+/* One unique stack: "comm;outer;…;leaf". */
+struct stack {
+	uint64_t n;
+	size_t len;
+	char key[];
+};
+
+/* The DSO of a frame name, for the flame graph's titles (the first one seen). */
+struct frame_dso {
+	char *dso;
+	char name[];
+};
+
+struct stacks {
+	struct hashmap map;	/* struct stack */
+	struct hashmap dsos;	/* struct frame_dso */
+	uint64_t samples;
+	char *buf;		/* the key being built */
+	size_t len, cap;
+	struct { const char *sym, *dso; } *frames;	/* a sample's, leaf first */
+	size_t cap_frames;
+};
+
+struct stacks *stacks_new(void)
+{
+	return calloc(1, sizeof(struct stacks));
+}
+
+void stacks_free(struct stacks *st)
+{
+	void *e;
+
+	if (!st)
+		return;
+	for (size_t i = 0; (e = hashmap_next(&st->map, &i));)
+		free(e);
+	for (size_t i = 0; (e = hashmap_next(&st->dsos, &i));) {
+		free(((struct frame_dso *)e)->dso);
+		free(e);
+	}
+	hashmap_release(&st->map);
+	hashmap_release(&st->dsos);
+	free(st->buf);
+	free(st->frames);
+	free(st);
+}
+
+uint64_t stacks_samples(const struct stacks *st)
+{
+	return st->samples;
+}
+
+size_t stacks_nr(const struct stacks *st)
+{
+	return hashmap_nr(&st->map);
+}
+
+/* ------------------------------------------------------------------ keys */
+
+static int reserve(struct stacks *st, size_t more)
+{
+	if (st->len + more + 1 > st->cap) {
+		size_t cap = st->cap ? st->cap : 256;
+		char *b;
+
+		while (st->len + more + 1 > cap)
+			cap *= 2;
+		b = realloc(st->buf, cap);
+		if (!b)
+			return -ENOMEM;
+		st->buf = b;
+		st->cap = cap;
+	}
+	return 0;
+}
+
+/*
+ * Append a frame name as the folded format has it: C++ argument lists cut
+ * off (but "(anonymous namespace)" kept), ';' made ':'. For the comm
+ * (is_comm), spaces made '_' instead.
+ */
+static int append_name(struct stacks *st, const char *name, bool is_comm)
+{
+	static const char anon[] = "(anonymous namespace)";
+	size_t n = strlen(name);
+
+	if (reserve(st, n + 1))
+		return -ENOMEM;
+	if (st->len)
+		st->buf[st->len++] = ';';
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (!is_comm && c == '(' && i > 0) {
+			if (!strncmp(name + i, anon, sizeof(anon) - 1)) {
+				memcpy(st->buf + st->len, anon, sizeof(anon) - 1);
+				st->len += sizeof(anon) - 1;
+				i += sizeof(anon) - 2;
+				continue;
+			}
+			break;
+		}
+		/* quotes are dropped from names (they would end an SVG attribute) */
+		if (!is_comm && (c == '"' || c == '\''))
+			continue;
+		st->buf[st->len++] = c == ';' ? ':' : is_comm && c == ' ' ? '_' : c;
+	}
+	st->buf[st->len] = 0;
+	return 0;
+}
+
+/* A frame without a symbol: "[base name of the DSO]", or "[unknown]". */
+static int append_unknown(struct stacks *st, const char *dso)
+{
+	const char *base = dso ? strrchr(dso, '/') : NULL;
+	char b[512];
+
+	/* as stackcollapse-perf has it: [kernel.kallsyms] becomes [[kernel.kallsyms]] */
+	base = base ? base + 1 : dso;
+	snprintf(b, sizeof(b), "[%s]", base && *base ? base : "unknown");
+	return append_name(st, b, true);
+}
+
+static bool stack_is(const void *entry, const void *key)
+{
+	return !strcmp(((const struct stack *)entry)->key, key);
+}
+
+static bool frame_is(const void *entry, const void *key)
+{
+	return !strcmp(((const struct frame_dso *)entry)->name, key);
+}
+
+/* Remember the DSO of the frame name at buf[from..] (the first one seen). */
+static int note_dso(struct stacks *st, size_t from, const char *dso)
+{
+	const char *name = st->buf + from + (from > 0);
+	uint64_t h = hash_str(name);
+	struct frame_dso *f;
+
+	if (!dso || hashmap_get(&st->dsos, h, frame_is, name))
+		return 0;
+	f = malloc(sizeof(*f) + strlen(name) + 1);
+	if (!f || !(f->dso = strdup(dso))) {
+		free(f);
+		return -ENOMEM;
+	}
+	strcpy(f->name, name);
+	if (hashmap_put(&st->dsos, h, f)) {
+		free(f->dso);
+		free(f);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_frame(struct stacks *st, const char *sym, const char *dso)
+{
+	if (st->len + 1 > st->cap_frames || !st->frames) {
+		size_t cap = st->cap_frames ? 2 * st->cap_frames : 64;
+		void *v = realloc(st->frames, cap * sizeof(*st->frames));
+
+		if (!v)
+			return -ENOMEM;
+		st->frames = v;
+		st->cap_frames = cap;
+	}
+	st->frames[st->len].sym = sym;
+	st->frames[st->len].dso = dso;
+	st->len++;
+	return 0;
+}
+
+int stacks_add_sample(struct stacks *st, struct machine *m, const struct perf_sample *s,
+		      bool demangle)
+{
+	uint8_t mode = s->cpumode;
+	size_t nr = 0;
+	struct addr_location al;
+	struct stack *e;
+	uint64_t h;
+	int err = 0;
+
+	/* the frames, leaf first (st->len counts them here) */
+	st->len = 0;
+	for (uint64_t i = 0; i < s->callchain_nr && !err; i++) {
+		uint64_t ip = s->callchain[i];
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
+				mode = PERF_RECORD_MISC_KERNEL;
+			else if (ip == (uint64_t)PERF_CONTEXT_USER)
+				mode = PERF_RECORD_MISC_USER;
+			else if (ip == (uint64_t)PERF_CONTEXT_HV)
+				mode = PERF_RECORD_MISC_HYPERVISOR;
+			continue;
+		}
+		machine_resolve(m, s->pid, s->tid, mode, ip, &al);
+		err = add_frame(st, al.sym ? (al.dso ? dso_symbol_name(al.dso, al.sym, demangle) :
+					      al.sym->name) : NULL, al.dso ? al.dso->path : NULL);
+	}
+	if (!err && !s->callchain) {
+		machine_resolve(m, s->pid, s->tid, s->cpumode, s->ip, &al);
+		err = add_frame(st, al.sym ? (al.dso ? dso_symbol_name(al.dso, al.sym, demangle) :
+					      al.sym->name) : NULL, al.dso ? al.dso->path : NULL);
+	}
+	nr = st->len;
+	/* the key: comm, then the frames from the outermost */
+	st->len = 0;
+	if (!err)
+		err = append_name(st, machine_comm(m, s->tid), true);
+	for (size_t i = nr; i-- > 0 && !err;) {
+		size_t from = st->len;
+
+		err = st->frames[i].sym ? append_name(st, st->frames[i].sym, false) :
+					  append_unknown(st, st->frames[i].dso);
+		if (!err)
+			err = note_dso(st, from, st->frames[i].dso);
+	}
+	if (err)
+		return sbx_error(-ENOMEM, "out of memory");
+	h = hash_str(st->buf);
+	e = hashmap_get(&st->map, h, stack_is, st->buf);
+	if (!e) {
+		e = malloc(sizeof(*e) + st->len + 1);
+		if (!e)
+			return sbx_error(-ENOMEM, "out of memory");
+		e->n = 0;
+		e->len = st->len;
+		memcpy(e->key, st->buf, st->len + 1);
+		if (hashmap_put(&st->map, h, e)) {
+			free(e);
+			return sbx_error(-ENOMEM, "out of memory");
+		}
+	}
+	e->n++;
+	st->samples++;
+	return 0;
+}
+
+/* -------------------------------------------------------------- sorting */
+
+/* Frame by frame: ';' sorts before every character, so a stack's callees stay together. */
+static int cmp_key(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		unsigned x = *a == ';' ? 1 : *a ? (unsigned char)*a + 1u : 0;
+		unsigned y = *b == ';' ? 1 : *b ? (unsigned char)*b + 1u : 0;
+
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (!x)
+			return 0;
+	}
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+	return cmp_key((*(struct stack *const *)a)->key, (*(struct stack *const *)b)->key);
+}
+
+static struct stack **sorted(struct stacks *st)
+{
+	size_t nr = hashmap_nr(&st->map), k = 0;
+	struct stack **v = malloc((nr ? nr : 1) * sizeof(*v));
+	struct stack *e;
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; (e = hashmap_next(&st->map, &i));)
+		v[k++] = e;
+	qsort(v, nr, sizeof(*v), cmp_stack);
+	return v;
+}
+
+int stacks_write_folded(struct stacks *st, FILE *f)
+{
+	struct stack **v = sorted(st);
+
+	if (!v)
+		return sbx_error(-ENOMEM, "out of memory");
+	for (size_t i = 0; i < hashmap_nr(&st->map); i++)
+		fprintf(f, "%s %" PRIu64 "\n", v[i]->key, v[i]->n);
+	free(v);
+	return ferror(f) ? sbx_error(-EIO, "cannot write the folded stacks") : 0;
+}
+
+/* ------------------------------------------------------------------ SVG */
+
+#define SVG_WIDTH	1200
+#define SVG_PAD		10
+#define FRAME_H		16
+#define TOP		48	/* title, search, details */
+#define BOTTOM		24
+#define CHAR_W		7.0	/* of the 12 px sans-serif font, about */
+
+static void xml_text(FILE *f, const char *s, size_t max)
+{
+	for (size_t i = 0; s[i] && i < max; i++) {
+		switch (s[i]) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default:
+			/* control characters are not XML */
+			fputc((unsigned char)s[i] < 0x20 ? '?' : s[i], f);
+		}
+	}
+}
+
+/* A warm colour from the name: the same frame, the same colour, in every graph. */
+static void color(const char *name, unsigned *r, unsigned *g, unsigned *b)
+{
+	uint64_t h = hash_str(name);
+
+	*r = 205 + (unsigned)(h % 51);
+	*g = (unsigned)((h >> 8) % 231);
+	*b = (unsigned)((h >> 16) % 56);
+}
+
+struct svg {
+	FILE *f;
+	struct stacks *st;
+	uint64_t total;
+	double scale;		/* px per sample */
+	int height;
+};
+
+/* One frame: [x, x + w) samples at depth d (0: "all"); name is NUL-terminated. */
+static void frame(struct svg *o, const char *name, size_t depth, uint64_t x, uint64_t w)
+{
+	const struct frame_dso *fd = depth > 1 ?
+		hashmap_get(&o->st->dsos, hash_str(name), frame_is, name) : NULL;
+	double px = SVG_PAD + x * o->scale, pw = w * o->scale;
+	int y = o->height - BOTTOM - (int)(depth + 1) * FRAME_H;
+	unsigned r, g, b;
+	size_t fit = pw > 2 * CHAR_W ? (size_t)(pw / CHAR_W) : 0;
+
+	color(name, &r, &g, &b);
+	fprintf(o->f, "<g class=\"f\" data-x=\"%" PRIu64 "\" data-w=\"%" PRIu64 "\" "
+		"data-d=\"%zu\"><title>", x, w, depth);
+	xml_text(o->f, name, SIZE_MAX);
+	if (fd) {
+		fputs(" (", o->f);
+		xml_text(o->f, fd->dso, SIZE_MAX);
+		fputs(")", o->f);
+	}
+	fprintf(o->f, ": %" PRIu64 " samples, %.2f%%</title>"
+		"<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+		"fill=\"rgb(%u,%u,%u)\" rx=\"2\"/><text x=\"%.2f\" y=\"%d\">", w,
+		o->total ? 100.0 * w / o->total : 0.0, px, y, pw, FRAME_H - 1, r, g, b,
+		px + 3, y + FRAME_H - 4);
+	if (fit) {
+		size_t n = strlen(name);
+
+		if (n <= fit) {
+			xml_text(o->f, name, n);
+		} else if (fit > 2) {
+			xml_text(o->f, name, fit - 2);
+			fputs("..", o->f);
+		}
+	}
+	fputs("</text></g>\n", o->f);
+}
+
+static const char svg_script[] =
+	"<script type=\"text/ecmascript\"><![CDATA[\n"
+	"var W = %d, P = %d, F = [].slice.call(document.querySelectorAll('g.f'));\n"
+	"function n(e, a) { return +e.getAttribute('data-' + a); }\n"
+	"function place(e, x, w) {\n"
+	"  var r = e.querySelector('rect'), t = e.querySelector('text'), px = W - 2 * P;\n"
+	"  r.setAttribute('x', P + x * px); r.setAttribute('width', w * px);\n"
+	"  t.setAttribute('x', P + x * px + 3);\n"
+	"  var name = e.querySelector('title').textContent.replace(/( \\(.*\\))?: [0-9]+ samples.*$/, '');\n"
+	"  var fit = Math.floor(w * px / 7);\n"
+	"  t.textContent = fit < 3 ? '' : name.length <= fit ? name : name.slice(0, fit - 2) + '..';\n"
+	"}\n"
+	"function zoom(g) {\n"
+	"  var x = n(g, 'x'), w = n(g, 'w'), d = n(g, 'd'), total = n(F[F.length - 1], 'w');\n"
+	"  F.forEach(function (e) {\n"
+	"    var ex = n(e, 'x'), ew = n(e, 'w'), ed = n(e, 'd');\n"
+	"    var inside = ex >= x && ex + ew <= x + w, above = ed < d && ex <= x && ex + ew >= x + w;\n"
+	"    e.style.display = inside || above ? '' : 'none';\n"
+	"    if (above) place(e, 0, 1); else if (inside) place(e, (ex - x) / w, ew / w);\n"
+	"  });\n"
+	"}\n"
+	"function search() {\n"
+	"  var q = prompt('Search for (a regular expression):'), re, hit = 0, total;\n"
+	"  if (q === null) return;\n"
+	"  try { re = new RegExp(q); } catch (err) { return; }\n"
+	"  F.forEach(function (e) {\n"
+	"    var name = e.querySelector('title').textContent, r = e.querySelector('rect');\n"
+	"    if (!r.hasAttribute('data-fill')) r.setAttribute('data-fill', r.getAttribute('fill'));\n"
+	"    var m = q !== '' && re.test(name);\n"
+	"    r.setAttribute('fill', m ? 'rgb(190,80,230)' : r.getAttribute('data-fill'));\n"
+	"  });\n"
+	"  document.getElementById('matched').textContent = q === '' ? '' : 'Matched: ' + q;\n"
+	"}\n"
+	"F.forEach(function (e) { e.addEventListener('click', function () { zoom(e); }); });\n"
+	"]]></script>\n";
+
+int stacks_write_svg(struct stacks *st, FILE *f, const char *title)
+{
+	struct stack **v = sorted(st);
+	size_t nr = hashmap_nr(&st->map), depth = 0;
+	/* the open frames: where each starts (in samples) and where its name ends in key */
+	struct open { uint64_t x; size_t end; } *open = NULL;
+	size_t nr_open = 0;
+	const char *prev = "";
+	struct svg o = { f, st, 0, 0, 0 };
+	uint64_t x = 0;
+
+	if (!v)
+		return sbx_error(-ENOMEM, "out of memory");
+	for (size_t i = 0; i < nr; i++) {
+		size_t d = 1;
+
+		o.total += v[i]->n;
+		for (const char *c = v[i]->key; *c; c++)
+			d += *c == ';';
+		depth = d > depth ? d : depth;
+	}
+	open = calloc(depth + 1, sizeof(*open));
+	if (!open) {
+		free(v);
+		return sbx_error(-ENOMEM, "out of memory");
+	}
+	o.scale = o.total ? (double)(SVG_WIDTH - 2 * SVG_PAD) / o.total : 0;
+	o.height = TOP + (int)(depth + 1) * FRAME_H + BOTTOM;
+	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		"xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<style>text { font-family: Verdana, sans-serif; font-size: 12px; fill: #000; } "
+		"g.f { cursor: pointer; } g.f:hover rect { stroke: #333; stroke-width: 0.5; }"
+		"</style>\n"
+		"<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f0\"/>\n"
+		"<text x=\"%d\" y=\"24\" text-anchor=\"middle\" style=\"font-size: 17px\">",
+		SVG_WIDTH, o.height, SVG_WIDTH, o.height, SVG_WIDTH, o.height, SVG_WIDTH / 2);
+	xml_text(f, title ? title : "Flame Graph", SIZE_MAX);
+	fprintf(f, "</text>\n<text x=\"%d\" y=\"24\" onclick=\"search()\" "
+		"style=\"cursor: pointer\">Search</text>\n"
+		"<text id=\"matched\" x=\"%d\" y=\"%d\"></text>\n"
+		"<text x=\"%d\" y=\"%d\">%" PRIu64 " samples; click a frame to zoom, "
+		"the bottom one to zoom out</text>\n", SVG_WIDTH - SVG_PAD - 50,
+		SVG_WIDTH - SVG_PAD - 200, o.height - 6, SVG_PAD, o.height - 6, o.total);
+	fprintf(f, svg_script, SVG_WIDTH, SVG_PAD);
+	/* stacks in frame order: a frame's callees follow one another, and it closes
+	   when a stack that does not share it comes */
+	for (size_t i = 0; i <= nr; i++) {
+		const char *key = i < nr ? v[i]->key : NULL;
+		size_t common = 0, a = 0;
+
+		/* the frames this stack shares with the previous one */
+		if (key) {
+			while (common < nr_open) {
+				size_t end = open[common].end, start = common ? open[common - 1].end + 1 : 0;
+
+				if (strncmp(key + start, prev + start, end - start) ||
+				    (key[end] != ';' && key[end]))
+					break;
+				common++;
+			}
+		}
+		/* close the others, innermost first */
+		while (nr_open > common) {
+			size_t start, end = open[nr_open - 1].end;
+			char name[4096];
+
+			nr_open--;
+			start = nr_open ? open[nr_open - 1].end + 1 : 0;
+			snprintf(name, sizeof(name), "%.*s", (int)(end - start), prev + start);
+			frame(&o, name, nr_open + 1, open[nr_open].x, x - open[nr_open].x);
+		}
+		if (!key)
+			break;
+		/* open this stack's own frames */
+		a = common ? open[common - 1].end + 1 : 0;
+		while (key[a] || a == 0) {
+			const char *semi = strchr(key + a, ';');
+			size_t end = semi ? (size_t)(semi - key) : strlen(key);
+
+			open[nr_open].x = x;
+			open[nr_open++].end = end;
+			if (!semi)
+				break;
+			a = end + 1;
+		}
+		x += v[i]->n;
+		prev = key;
+	}
+	/* the root last: the script finds the total in it */
+	frame(&o, "all", 0, 0, o.total);
+	fputs("</svg>\n", f);
+	free(open);
+	free(v);
+	return ferror(f) ? sbx_error(-EIO, "cannot write the flame graph") : 0;
+}
