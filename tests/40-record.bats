@@ -697,6 +697,9 @@ teardown() {
 	gone "^sleep 7$tag"
 	for _ in $(seq 100); do [ -d "$dir" ] || break; sleep 0.05; done
 	[ ! -d "$dir" ]
+	# started with standard input closed: the watchdog's pipe must not be fd 0
+	run -0 --separate-stderr sbx record -q -e cpu-clock -o c.data -- sh -c 'sleep 0.3; echo ran' <&-
+	assert_output ran
 }
 
 @test "--max-pids and --max-memory: forks fail past N, the command is killed past SIZE and the summary says so" {

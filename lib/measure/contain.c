@@ -179,27 +179,59 @@ static char *make_cgroup(const char *parent)
  * second: what is stuck in the kernel is left to the rmdir's failure); the
  * number signalled.
  */
-static size_t kill_cgroup(const struct cg *c)
+/* SIGKILL the processes of dir and of the cgroups below it (one pass); how many. */
+static size_t kill_tree(const char *dir, int depth)
 {
 	char path[PATH_MAX];
-	size_t total = 0;
+	struct dirent *de;
+	size_t n = 0;
+	long pid;
+	FILE *f;
+	DIR *d;
 
-	if (c->v2)
-		write_file(c->dir, "cgroup.kill", "1");	/* Linux 5.14 */
-	snprintf(path, sizeof(path), "%s/cgroup.procs", c->dir);
-	for (int round = 0; round < 200; round++) {
-		FILE *f = fopen(path, "re");
-		size_t n = 0;
-		long pid;
-
-		if (!f)
-			break;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if ((f = fopen(path, "re"))) {
 		while (fscanf(f, "%ld", &pid) == 1)
 			n += kill((pid_t)pid, SIGKILL) == 0;
 		fclose(f);
-		if (!n)
-			break;
+	}
+	/* an sbx run inside sbx record has its own cgroup below ours */
+	if (depth < 16 && (d = opendir(dir))) {
+		while ((de = readdir(d))) {
+			if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") ||
+			    !strcmp(de->d_name, ".."))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			n += kill_tree(path, depth + 1);
+		}
+		closedir(d);
+	}
+	return n;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * SIGKILL every process in the cgroup and below it, until none is left or
+ * until deadline (CLOCK_MONOTONIC seconds: what is stuck in the kernel, an
+ * NFS or FUSE wait, is left to the rmdir's failure); the number signalled.
+ */
+static size_t kill_cgroup(const struct cg *c, double deadline)
+{
+	size_t total = 0, n;
+
+	if (c->v2)
+		write_file(c->dir, "cgroup.kill", "1");	/* Linux 5.14; the tree below too */
+	while ((n = kill_tree(c->dir, 0))) {
 		total += n;
+		if (now() > deadline)
+			break;
 		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
 	}
 	return total;
@@ -225,17 +257,20 @@ static void remove_below(const char *dir, int depth)
 	closedir(d);
 }
 
-static void remove_cgroup(const struct cg *c)
+static void remove_cgroup(const struct cg *c, double deadline)
 {
 	/* emptied: its last processes may take a moment to leave */
-	for (int i = 0; i < 200; i++) {
+	for (;;) {
 		remove_below(c->dir, 0);
-		if (!rmdir(c->dir) || errno != EBUSY)
+		if (!rmdir(c->dir) || errno != EBUSY || now() > deadline)
 			break;
-		kill_cgroup(c);
+		kill_cgroup(c, deadline);
 		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
 	}
 }
+
+/* What the watchdog and contain_end() give the killing and removing, at most. */
+#define END_SECONDS	2.0
 
 /* ------------------------------------------------------------------- limits */
 
@@ -290,9 +325,18 @@ static void watchdog_main(int rd)
 	static const int ignored[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP,
 				       SIGTTIN, SIGTTOU, SIGUSR1, SIGUSR2 };
 	long max = sysconf(_SC_OPEN_MAX);
+	double deadline;
 	char c;
 	int null;
 
+	/* the pipe above 0-2, where /dev/null goes (sbx may have started with them closed) */
+	if (rd <= 2) {
+		int moved = fcntl(rd, F_DUPFD_CLOEXEC, 3);
+
+		if (moved < 0)
+			_exit(1);
+		rd = moved;
+	}
 	setsid();
 	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
 		signal(ignored[i], SIG_IGN);
@@ -312,10 +356,11 @@ static void watchdog_main(int rd)
 	/* only sbx holds the write end: EOF when it ends, however it ends */
 	while (read(rd, &c, 1) != 0 && errno == EINTR)
 		;
+	deadline = now() + END_SECONDS;
 	for (int i = 0; i < NR_CG; i++)
 		if (S.cg[i].dir) {
-			kill_cgroup(&S.cg[i]);
-			remove_cgroup(&S.cg[i]);
+			kill_cgroup(&S.cg[i], deadline);
+			remove_cgroup(&S.cg[i], deadline);
 		}
 	_exit(0);
 }
@@ -462,7 +507,7 @@ size_t contain_kill(void)
 		return 0;
 	for (int i = 0; i < NR_CG; i++)
 		if (S.cg[i].dir)
-			n += kill_cgroup(&S.cg[i]);
+			n += kill_cgroup(&S.cg[i], now() + END_SECONDS);
 	return n;
 }
 

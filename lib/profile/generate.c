@@ -1235,7 +1235,7 @@ int pg_generate_unsymbolized(struct sample_profile *p, FILE *f, const char *name
 		err = load_functions(&l);
 	if (err) {
 		lbr_release(&l);
-		return sbx_error(err, "out of memory");
+		return err == -ENOMEM ? sbx_error(err, "out of memory") : err;
 	}
 	/* two sections: ranges, then branches, each "count" then its lines */
 	for (int section = 0; section < 2 && !err; section++) {

@@ -220,8 +220,17 @@ int stacks_add_sample(struct stacks *st, struct machine *m, const struct perf_sa
 	nr = st->len;
 	/* the key: comm, then the frames from the outermost */
 	st->len = 0;
-	if (!err)
-		err = append_name(st, machine_comm(m, s->tid), true);
+	if (!err) {
+		const char *comm = machine_comm(m, s->tid);
+		char unknown[16];
+
+		/* a thread without a COMM record: ":TID", as perf script shows it */
+		if (!comm) {
+			snprintf(unknown, sizeof(unknown), ":%u", s->tid);
+			comm = unknown;
+		}
+		err = append_name(st, comm, true);
+	}
 	for (size_t i = nr; i-- > 0 && !err;) {
 		size_t from = st->len;
 
@@ -307,9 +316,34 @@ int stacks_write_folded(struct stacks *st, FILE *f)
 #define BOTTOM		24
 #define CHAR_W		7.0	/* of the 12 px sans-serif font, about */
 
+/* The length of the valid UTF-8 sequence at s, or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+
+	if (s[0] < 0x80)
+		return 1;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
 static void xml_text(FILE *f, const char *s, size_t max)
 {
 	for (size_t i = 0; s[i] && i < max; i++) {
+		size_t u = utf8_len((const unsigned char *)s + i);
+
+		if (u > 1) {
+			/* a whole character; anything else is not XML text */
+			fwrite(s + i, 1, u, f);
+			i += u - 1;
+			continue;
+		}
+		if (!u) {
+			fputc('?', f);
+			continue;
+		}
 		switch (s[i]) {
 		case '&': fputs("&amp;", f); break;
 		case '<': fputs("&lt;", f); break;

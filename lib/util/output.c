@@ -211,7 +211,8 @@ static ssize_t cookie_write(void *cookie, const char *buf, size_t len)
 		if (n <= 0) {
 			if (!o->write_errno)
 				o->write_errno = n < 0 ? errno : ENOSPC;
-			return done ? (ssize_t)done : -1;
+			/* fopencookie: 0 is the error (glibc takes -1 as SIZE_MAX bytes) */
+			return (ssize_t)done;
 		}
 		done += (size_t)n;
 	}

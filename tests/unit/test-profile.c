@@ -17,6 +17,7 @@
 #include "profile/generate.h"
 #include "profile/perfscript.h"
 #include "profile/sampleprof.h"
+#include "profile/stacks.h"
 #include "symbol/addrspace.h"
 #include "symbol/dso.h"
 
@@ -239,6 +240,45 @@ static void test_many_samples(void)
 	dso_cache_free(cache);
 }
 
+/* Stacks of threads without a COMM record, and of a comm that is not UTF-8. */
+static void test_stacks(void)
+{
+	struct dso_cache *cache = dso_cache_new();
+	struct machine *m = machine_new(cache);
+	struct stacks *st = stacks_new();
+	struct perf_rec_comm c = { .pid = 7, .tid = 7, .comm = "bad\xff(x" };
+	struct perf_sample s = { .pid = 42, .tid = 42, .cpumode = PERF_RECORD_MISC_USER,
+				 .ip = 0x1234 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	CHECK(perf_rec_encode_comm(rec, sizeof(rec), &c, NULL, NULL) > 0);
+	CHECK_EQ_INT(machine_process_record(m, (const void *)rec), 0);
+	CHECK_EQ_INT(stacks_add_sample(st, m, &s, true), 0);
+	CHECK_EQ_INT(stacks_add_sample(st, m, &s, true), 0);
+	s.pid = s.tid = 7;
+	CHECK_EQ_INT(stacks_add_sample(st, m, &s, true), 0);
+	CHECK_EQ_INT(stacks_samples(st), 3);
+	CHECK_EQ_INT(stacks_nr(st), 2);
+	f = open_memstream(&text, &len);
+	CHECK_EQ_INT(stacks_write_folded(st, f), 0);
+	fclose(f);
+	/* ":TID" as perf script names such a thread; the comm as it is (bytes) */
+	CHECK_EQ_STR(text, ":42;[unknown] 2\nbad\xff(x;[unknown] 1\n");
+	free(text);
+	f = open_memstream(&text, &len);
+	CHECK_EQ_INT(stacks_write_svg(st, f, "t"), 0);
+	fclose(f);
+	/* no byte that is not UTF-8 reaches the XML */
+	CHECK(strstr(text, "bad?(x") != NULL);
+	CHECK(strchr(text, '\xff') == NULL);
+	free(text);
+	stacks_free(st);
+	machine_free(m);
+	dso_cache_free(cache);
+}
+
 static void test_perfscript(void)
 {
 	static const char text[] =
@@ -281,6 +321,7 @@ static const struct unit_test tests[] = {
 	TEST(test_extbinary_writer),
 	TEST(test_two_processes),
 	TEST(test_many_samples),
+	TEST(test_stacks),
 	TEST(test_perfscript),
 	{ 0 },
 };
