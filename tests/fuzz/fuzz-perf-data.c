@@ -2,7 +2,9 @@
 /*
  * libFuzzer target: any bytes as a perf.data (file or pipe mode, either byte
  * order) through the reader, the ordered session, the per-process address
- * spaces and every feature decoder. Nothing may crash, hang or leak.
+ * spaces, every feature decoder, and the samples' call stacks folded and
+ * drawn as a flame graph (report's and script's --folded, --flamegraph).
+ * Nothing may crash, hang or leak.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -13,11 +15,18 @@
 #include "symbol/dso.h"
 #include "perf/perf-data.h"
 #include "perf/session.h"
+#include "profile/stacks.h"
+
+struct fuzz_ctx {
+	struct machine *m;
+	struct stacks *stacks;
+};
 
 static int deliver(void *ctx, const struct perf_event_header *rec,
 		   const struct perf_data_attr *attr, const struct perf_sample *sample)
 {
-	struct machine *m = ctx;
+	struct fuzz_ctx *fc = ctx;
+	struct machine *m = fc->m;
 	struct addr_location al;
 
 	if (rec->type != PERF_RECORD_SAMPLE)
@@ -27,7 +36,7 @@ static int deliver(void *ctx, const struct perf_event_header *rec,
 		machine_resolve(m, sample->pid, sample->tid, sample->cpumode,
 				sample->callchain[i], &al);
 	machine_comm(m, sample->tid);
-	return 0;
+	return fc->stacks ? stacks_add_sample(fc->stacks, m, sample, true) : 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
@@ -50,8 +59,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
 		cache = dso_cache_new();
 	m = cache ? machine_new(cache) : NULL;
 	s = m ? session_new(d) : NULL;
-	if (s)
-		session_run(s, deliver, m);
+	if (s) {
+		struct fuzz_ctx fc = { m, stacks_new() };
+		FILE *null = fopen("/dev/null", "w");
+
+		session_run(s, deliver, &fc);
+		if (fc.stacks && null && stacks_samples(fc.stacks)) {
+			stacks_write_folded(fc.stacks, null);
+			stacks_write_svg(fc.stacks, null, "fuzz");
+		}
+		if (null)
+			fclose(null);
+		stacks_free(fc.stacks);
+	}
 	for (size_t i = 0; i < sizeof(string_feats) / sizeof(string_feats[0]); i++)
 		free(perf_data_feature_string(d, string_feats[i]));
 	if (m && perf_data_feature(d, HEADER_BUILD_ID, &fb, &flen) == 1)
