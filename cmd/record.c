@@ -83,6 +83,7 @@ struct rec {
 	char *event_lists[OPT_MAX_EVENTS];
 	int nr_lists;
 	bool freq_given, quiet;
+	bool kept_old;			/* the file replaced is now OUTPUT.old */
 	struct contain_limits limits;	/* --max-pids, --max-memory */
 	char **cmd_argv;		/* the command, or NULL for -p / -a */
 	struct record *r;
@@ -322,8 +323,9 @@ static int add_events(struct rec *c)
 		const char *name = names[i];
 
 		if (is_cycles(name) && !events_have_hw_cycles()) {
-			fprintf(stderr, "sbx record: no hardware PMU here: sampling cpu-clock "
-				"instead of %s\n", name);
+			if (!c->quiet)
+				fprintf(stderr, "sbx record: no hardware PMU here: sampling "
+					"cpu-clock instead of %s\n", name);
 			name = "cpu-clock";
 		}
 		err = events_parse(name, &attr);
@@ -529,6 +531,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	c.stream = perf_data_writer_is_pipe(c.w);
+	/* the file replaced stays as FILE.old, as perf record keeps perf.data.old */
+	perf_data_writer_keep_old(c.w, &c.kept_old);
 	err = write_head(&c, argc, argv);
 	if (err < 0)
 		goto fail_lib;
@@ -577,6 +581,8 @@ int cmd_record(int argc, char **argv)
 			"a lower -F)", (unsigned long long)stats->lost);
 	if (!stats->samples)
 		warning("no samples were recorded");
+	if (c.kept_old && !c.quiet)
+		fprintf(stderr, "sbx record: the previous %s is now %s.old\n", c.output, c.output);
 	if (!c.quiet)
 		fprintf(stderr, "[ sbx record: %llu samples, %llu lost, %.3f MB written to %s ]\n",
 			(unsigned long long)stats->samples, (unsigned long long)stats->lost,

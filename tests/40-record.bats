@@ -178,9 +178,36 @@ top_entry() {
 		run -0 --separate-stderr sbx record -o out.data -- "$W/hot" 1000000
 		assert_equal "${stderr_lines[0]}" \
 			"sbx record: no hardware PMU here: sampling cpu-clock instead of cycles"
+		# -q: not a word
+		run -0 --separate-stderr sbx record -q -o out.data -- "$W/hot" 1000000
+		[ -z "$stderr" ]
 	else
 		assert_line --regexp '^# event : name = cycles, '
 	fi
+}
+
+@test "the file replaced is kept as FILE.old, as perf record keeps perf.data.old" {
+	run -0 --separate-stderr sbx record -e cpu-clock -o out.data -- "$W/hot" 1000000
+	cp out.data first.data
+	run -0 --separate-stderr sbx record -e cpu-clock -o out.data -- "$W/hot" 1000000
+	assert_equal "${stderr_lines[0]}" "sbx record: the previous out.data is now out.data.old"
+	cmp first.data out.data.old
+	! cmp -s out.data out.data.old
+	perf_report -i out.data.old
+	# a third: the older .old goes, quietly with -q
+	cp out.data second.data
+	run -0 --separate-stderr sbx record -q -e cpu-clock -o out.data -- "$W/hot" 1000000
+	[ -z "$stderr" ]
+	cmp second.data out.data.old
+	# an empty file is not kept; a failed recording keeps the file in place
+	: > empty.data
+	run -0 --separate-stderr sbx record -q -e cpu-clock -o empty.data -- "$W/hot" 1000
+	[ ! -e empty.data.old ]
+	run -127 --separate-stderr sbx record -q -e cpu-clock -o out.data -- ./no-such-command
+	cmp second.data out.data.old
+	# pipe mode has no file to keep
+	sbx record -q -e cpu-clock -o - -- "$W/hot" 1000 > pipe.data
+	[ ! -e pipe.data.old ] && [ ! -e -.old ]
 }
 
 @test "the closing summary line counts samples and names the file" {

@@ -463,6 +463,14 @@ static void writer_free(struct perf_data_writer *w)
 	free(w);
 }
 
+void perf_data_writer_keep_old(struct perf_data_writer *w, bool *kept)
+{
+	if (kept)
+		*kept = false;
+	if (!w->pipe)
+		output_keep_old(w->out, kept);
+}
+
 int perf_data_writer_close(struct perf_data_writer *w)
 {
 	int err;

@@ -28,6 +28,7 @@ struct output {
 	mode_t mode;
 	FILE *stream;
 	int write_errno;	/* the stream's first failed write(2), for the message */
+	bool *keep_old;		/* output_keep_old(): keep the replaced file as .old */
 };
 
 static void output_free(struct output *o)
@@ -323,6 +324,32 @@ static void sync_dir(const char *dir)
 	}
 }
 
+void output_keep_old(struct output *o, bool *kept)
+{
+	static bool ignored;
+
+	o->keep_old = kept ? kept : &ignored;
+	*o->keep_old = false;
+}
+
+/* The file about to be replaced, linked (else moved) to TARGET.old. */
+static void keep_old(struct output *o)
+{
+	struct stat st;
+	char *old;
+
+	if (stat(o->target, &st) || !S_ISREG(st.st_mode) || !st.st_size ||
+	    asprintf(&old, "%s.old", o->target) < 0)
+		return;
+	/* a link: the target stays in place until the new file replaces it */
+	if (unlink(old) && errno != ENOENT) {
+		free(old);
+		return;
+	}
+	*o->keep_old = !link(o->target, old) || !rename(o->target, old);
+	free(old);
+}
+
 int output_commit(struct output *o)
 {
 	char *name = NULL;
@@ -332,6 +359,8 @@ int output_commit(struct output *o)
 	if (!o)
 		return 0;
 	err = flush_sync(o);
+	if (!err && !o->direct && o->keep_old)
+		keep_old(o);
 	/* an unnamed file is named while its descriptor is open */
 	if (!err && !o->direct && !o->tmp)
 		err = name_unnamed(o, &name, &in_place);

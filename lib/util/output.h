@@ -56,6 +56,15 @@ int output_fd(const struct output *o);
  */
 FILE *output_stream(struct output *o);
 
+/*
+ * At output_commit(), keep the file being replaced (a regular file that is
+ * not empty) as PATH.old, as perf record keeps perf.data.old: an older
+ * PATH.old goes. *kept (may be NULL) then says whether there was one. Not
+ * for streams. Keeping it failing is a warning in the caller's hands: the
+ * new file is written all the same (*kept false).
+ */
+void output_keep_old(struct output *o, bool *kept);
+
 /* True when the output is written directly (stdout, FIFO, device, socket): no seeking. */
 bool output_is_stream(const struct output *o);
 
