@@ -137,3 +137,22 @@ void perf_input_close(struct perf_input *in)
 	in->cache = NULL;
 	in->data = NULL;
 }
+
+int perf_input_parse_ids(struct strlist *l, const char *arg, const char **bad)
+{
+	size_t from = l->nr;
+
+	if (strlist_split(l, arg, ','))
+		return -ENOMEM;
+	for (size_t i = from; i < l->nr; i++) {
+		const char *v = l->items[i];
+
+		/* decimal, no sign, no leading zero: the text the columns compare with */
+		if (!*v || strspn(v, "0123456789") != strlen(v) || (v[0] == '0' && v[1]) ||
+		    strlen(v) > 10) {
+			*bad = v;
+			return -EINVAL;
+		}
+	}
+	return 0;
+}

@@ -14,6 +14,7 @@
 #include "symbol/dso.h"
 #include "perf/perf-data.h"
 #include "perf/session.h"
+#include "util/strlist.h"
 
 struct perf_input {
 	const char *path;
@@ -55,5 +56,12 @@ uint64_t perf_input_samples(const struct perf_input *in);
 
 /* Free everything; a zeroed or half-opened input is fine. */
 void perf_input_close(struct perf_input *in);
+
+/*
+ * Add the comma-separated ids of arg (--pid, --tid: decimal, as the
+ * columns print them) to l. 0; -EINVAL with *bad pointing at the first
+ * item that is not one (in l, valid until l is released); -ENOMEM.
+ */
+int perf_input_parse_ids(struct strlist *l, const char *arg, const char **bad);
 
 #endif

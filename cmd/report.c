@@ -20,7 +20,8 @@
 #include "util/strlist.h"
 
 static const char *const report_usage[] = {
-	"sbx report [-i FILE|-] [-s KEY[,KEY...]] [--pid PID[,PID...]] [--comm COMM[,COMM...]] "
+	"sbx report [-i FILE|-] [-s KEY[,KEY...]] [--pid PID[,PID...]] [--tid TID[,TID...]] "
+	"[--comm COMM[,COMM...]] "
 	"[--dso DSO[,DSO...]] [-n N] [--no-demangle] [--json|--folded|--flamegraph FILE]",
 	NULL,
 };
@@ -33,17 +34,21 @@ enum {
 	OPT_JSON,
 	OPT_FOLDED,
 	OPT_FLAMEGRAPH,
+	OPT_TID,
+	OPT_STDIO,
 };
 
 static const struct sbx_option report_options[] = {
 	{ "input", 'i', "FILE", "perf.data to read, - for stdin (default ./perf.data)", 0 },
 	{ "sort", 's', "KEYS", "group by KEYS: pid, comm, dso, sym (default comm,dso,sym)", 0 },
 	{ "pid", 0, "PIDS", "only samples of these processes (comma-separated)", OPT_PID },
+	{ "tid", 0, "TIDS", "only samples of these threads (comma-separated)", OPT_TID },
 	{ "comm", 0, "COMMS", "only samples of threads with these names", OPT_COMM },
 	{ "dso", 0, "DSOS", "only samples in these DSOs (name or path)", OPT_DSO },
 	{ "limit", 'n', "N", "print the first N rows of each event only", 0 },
 	{ "no-demangle", 0, NULL, "print C++ and Rust symbol names as they are in the file",
 	  OPT_NO_DEMANGLE },
+	{ "stdio", 0, NULL, "text output (the default; perf report's spelling)", OPT_STDIO },
 	{ "json", 0, NULL, "print one JSON array of rows", OPT_JSON },
 	{ "folded", 0, NULL, "print one line per unique call stack: comm;frame;... COUNT",
 	  OPT_FOLDED },
@@ -288,20 +293,23 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case OPT_PID:
-			if (strlist_split(&r.filter.pids, p.arg, ','))
-				goto out_opts;
-			for (size_t i = 0; i < r.filter.pids.nr; i++) {
-				const char *v = r.filter.pids.items[i];
+		case OPT_TID: {
+			const char *bad = NULL;
 
-				/* as the pid column prints it: decimal, no sign, no leading zero */
-				if (!*v || strspn(v, "0123456789") != strlen(v) ||
-				    (v[0] == '0' && v[1]) || strlen(v) > 10) {
-					ret = opts_usage_error(&p, "--pid takes process ids (numbers), "
-							       "not '%s'", v);
-					goto out_opts;
-				}
+			err = perf_input_parse_ids(c == OPT_PID ? &r.filter.pids : &r.filter.tids,
+						   p.arg, &bad);
+			if (err == -ENOMEM)
+				goto out_opts;
+			if (err) {
+				ret = opts_usage_error(&p, "--%s takes %s ids (numbers), not '%s'",
+						       c == OPT_PID ? "pid" : "tid",
+						       c == OPT_PID ? "process" : "thread", bad);
+				goto out_opts;
 			}
 			break;
+		}
+		case OPT_STDIO:
+			break;	/* perf's spelling of what sbx report always does */
 		case OPT_COMM:
 			if (strlist_split(&r.filter.comms, p.arg, ','))
 				goto out_opts;

@@ -18,11 +18,13 @@
 #include "perf/records.h"
 #include "perf/session.h"
 #include "perf/trace-event.h"
+#include "profile/hist.h"
 #include "profile/stacks.h"
 
 static const char *const script_usage[] = {
 	"sbx script [-i FILE|-] [-F FIELD[,FIELD...]] [--show-mmap-events] "
-	"[--show-task-events] [--no-demangle] [--json|--folded]",
+	"[--show-task-events] [--pid PID,...] [--tid TID,...] [--comm COMM,...] [-G] "
+	"[--no-demangle] [--json|--folded]",
 	NULL,
 };
 
@@ -32,6 +34,9 @@ enum {
 	OPT_NO_DEMANGLE,
 	OPT_JSON,
 	OPT_FOLDED,
+	OPT_PID,
+	OPT_TID,
+	OPT_COMM,
 };
 
 static const struct sbx_option script_options[] = {
@@ -40,6 +45,10 @@ static const struct sbx_option script_options[] = {
 	  "sym,symoff,dso,addr,trace,callchain; +F/-F adds to/removes from the defaults)", 0 },
 	{ "show-mmap-events", 0, NULL, "also print MMAP and MMAP2 records", OPT_MMAP },
 	{ "show-task-events", 0, NULL, "also print COMM, FORK and EXIT records", OPT_TASK },
+	{ "pid", 0, "PIDS", "only samples of these processes (comma-separated)", OPT_PID },
+	{ "tid", 0, "TIDS", "only samples of these threads (comma-separated)", OPT_TID },
+	{ "comm", 0, "COMMS", "only samples of threads with these names", OPT_COMM },
+	{ "hide-call-graph", 'G', NULL, "leave out call chains, even with -F callchain", 0 },
 	{ "no-demangle", 0, NULL, "print C++ and Rust symbol names as they are in the file",
 	  OPT_NO_DEMANGLE },
 	{ "json", 0, NULL, "print one JSON object per line (JSON Lines)", OPT_JSON },
@@ -68,6 +77,9 @@ struct script {
 	struct tep_handle *tep;
 	bool tep_tried;
 	struct stacks *stacks;	/* --folded */
+	struct hist_filter filter;	/* --pid, --tid, --comm */
+	bool filtered;
+	bool hide_callchain;	/* -G */
 	struct trace_seq seq;
 };
 
@@ -303,7 +315,7 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 					       json_object_new_string(al.dso->path) : NULL);
 		if (f[F_ADDR] && (type & PERF_SAMPLE_ADDR))
 			json_object_object_add(o, "addr", json_object_new_uint64(smp->addr));
-		if ((f[F_CALLCHAIN] || !s->fields_given) && smp->callchain)
+		if ((f[F_CALLCHAIN] || !s->fields_given) && smp->callchain && !s->hide_callchain)
 			json_object_object_add(o, "callchain", print_callchain(s, smp));
 		if (ev)
 			json_object_object_add(o, "fields", trace_event_fields_json(ev, smp->raw,
@@ -375,7 +387,7 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 	}
 	out_str("\n");
 	/* text: one line per event unless the frames are asked for */
-	if (f[F_CALLCHAIN] && smp->callchain) {
+	if (f[F_CALLCHAIN] && smp->callchain && !s->hide_callchain) {
 		print_callchain(s, smp);
 		printf("\n");
 	}
@@ -467,6 +479,13 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
+		if (s->filtered) {
+			struct addr_location al;
+
+			machine_resolve(s->machine, smp->pid, smp->tid, smp->cpumode, smp->ip, &al);
+			if (!hist_filter_match(&s->filter, smp->pid, &al))
+				return 0;
+		}
 		if (s->stacks)
 			return stacks_add_sample(s->stacks, s->machine, smp, s->demangle);
 		return print_sample(s, attr, smp);
@@ -513,8 +532,7 @@ int cmd_script(int argc, char **argv)
 				ret = opts_usage_error(&p, "bad -F '%s': fields are comm, pid, tid, "
 						       "cpu, time, period, event, ip, sym, symoff, "
 						       "dso, addr, trace, callchain", p.arg);
-				opts_finish(&p, c);
-				return ret;
+				goto bad_option;
 			}
 			break;
 		case OPT_MMAP:
@@ -529,6 +547,32 @@ int cmd_script(int argc, char **argv)
 		case OPT_JSON:
 			s.json = true;
 			break;
+		case OPT_PID:
+		case OPT_TID: {
+			const char *bad = NULL;
+			int err = perf_input_parse_ids(c == OPT_PID ? &s.filter.pids :
+						       &s.filter.tids, p.arg, &bad);
+
+			if (err) {
+				ret = err == -ENOMEM ? error("out of memory") :
+				      opts_usage_error(&p, "--%s takes %s ids (numbers), not '%s'",
+						       c == OPT_PID ? "pid" : "tid",
+						       c == OPT_PID ? "process" : "thread", bad);
+				goto bad_option;
+			}
+			s.filtered = true;
+			break;
+		}
+		case OPT_COMM:
+			if (strlist_split(&s.filter.comms, p.arg, ',')) {
+				ret = error("out of memory");
+				goto bad_option;
+			}
+			s.filtered = true;
+			break;
+		case 'G':
+			s.hide_callchain = true;
+			break;
 		case OPT_FOLDED:
 			if (!s.stacks && !(s.stacks = stacks_new())) {
 				opts_finish(&p, c);
@@ -537,6 +581,7 @@ int cmd_script(int argc, char **argv)
 			break;
 		default:
 			stacks_free(s.stacks);
+			hist_filter_release(&s.filter);
 			return opts_finish(&p, c);
 		}
 	}
@@ -545,9 +590,7 @@ int cmd_script(int argc, char **argv)
 			opts_usage_error(&p, "unexpected argument '%s'", p.argv[p.optind]) :
 			opts_usage_error(&p, "--folded prints stacks: no -F, --show-mmap-events or "
 					 "--show-task-events with it");
-		opts_finish(&p, c);
-		stacks_free(s.stacks);
-		return ret;
+		goto bad_option;
 	}
 	opts_finish(&p, c);
 
@@ -563,7 +606,14 @@ int cmd_script(int argc, char **argv)
 	ret = EXIT_OK;
 	if (s.stacks && stacks_write_folded(s.stacks, stdout))
 		ret = error_lib(-EIO, "--folded");
+	goto out;
+bad_option:
+	opts_finish(&p, c);
+	stacks_free(s.stacks);
+	hist_filter_release(&s.filter);
+	return ret;
 out:
+	hist_filter_release(&s.filter);
 	stacks_free(s.stacks);
 	trace_seq_destroy(&s.seq);
 	if (s.tep)

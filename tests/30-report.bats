@@ -140,6 +140,13 @@ compare_rows() {	# $1 perf rows, $2 sbx rows
 	assert_equal "${stderr_lines[0]}" "sbx report: error: --pid takes process ids (numbers), not 'abc'"
 	run -2 --separate-stderr sbx report -i "$W/nl.data" --pid 0123
 	assert_equal "${stderr_lines[0]}" "sbx report: error: --pid takes process ids (numbers), not '0123'"
+	# --tid: the thread's samples, as many as perf script --tid prints (--stdio: perf's word)
+	run -0 sbx report --json --stdio -i "$W/fk.data" -s sym --tid "$pid"
+	[ "$(echo "$output" | jq '[.[].samples] | add')" -eq \
+		"$(perf script -F tid -G -i "$W/fk.data" --tid "$pid" 2>/dev/null | wc -l)" ]
+	[ "$(echo "$output" | jq -r '.[0].symbol')" = "$fn" ]
+	run -2 --separate-stderr sbx report -i "$W/nl.data" --tid -1
+	assert_equal "${stderr_lines[0]}" "sbx report: error: --tid takes thread ids (numbers), not '-1'"
 }
 
 @test "report: pipe mode from stdin and from a saved stream" {

@@ -259,3 +259,33 @@ for line in open(sys.argv[1]):
 	run -2 --separate-stderr sbx script --folded -F ip -i sbx.data
 	assert_equal "${stderr_lines[0]}" "sbx script: error: --folded prints stacks: no -F, --show-mmap-events or --show-task-events with it"
 }
+
+@test "script --pid, --tid, --comm, -G: the samples perf script --pid, --tid, --comms and -G print" {
+	cd "$BATS_TEST_TMPDIR"
+	# forker: a parent and its children, each with its own pid
+	local pid tid
+	pid=$(perf script -F pid -G -i "$W/g.data" 2>/dev/null | sort | uniq -c | sort -rn |
+		awk 'NR == 2 { print $2 }')
+	[ -n "$pid" ]
+	perf script -F tid,time,ip -G --pid "$pid" -i "$W/g.data" 2>/dev/null |
+		awk '{ sub(/:$/, "", $2); print }' > perf.txt
+	run -0 --separate-stderr sbx script -F tid,time,ip --pid "$pid" -i "$W/g.data"
+	awk '{ sub(/:$/, "", $2); print }' <<< "$output" > sbx.txt
+	[ "$(wc -l < perf.txt)" -ge 5 ]
+	diff perf.txt sbx.txt
+	tid=$pid	# one thread each
+	perf script -F tid,ip -G --tid "$tid" -i "$W/g.data" 2>/dev/null | awk '{ print $1, $2 }' > perf.txt
+	run -0 --separate-stderr sbx script -F tid,ip --tid "$tid" -i "$W/g.data"
+	[ "$(awk '{ print $1, $2 }' <<< "$output")" = "$(cat perf.txt)" ]
+	# by name: the children are all "forker"
+	perf script -F comm,tid -G --comms forker -i "$W/g.data" 2>/dev/null | awk '{ print $1, $2 }' > perf.txt
+	run -0 --separate-stderr sbx script -F comm,tid --comm forker -i "$W/g.data"
+	[ "$(awk '{ print $1, $2 }' <<< "$output")" = "$(cat perf.txt)" ]
+	# -G: no call chain, even when asked for
+	run -0 --separate-stderr sbx script -F ip,callchain -G --pid "$pid" -i "$W/g.data"
+	! grep -q $'^\t' <<< "$output"
+	run -0 --separate-stderr sbx script -F ip,callchain --pid "$pid" -i "$W/g.data"
+	grep -q $'^\t' <<< "$output"
+	run -2 --separate-stderr sbx script --tid x1 -i "$W/g.data"
+	assert_equal "${stderr_lines[0]}" "sbx script: error: --tid takes thread ids (numbers), not 'x1'"
+}

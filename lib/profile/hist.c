@@ -112,6 +112,13 @@ bool hist_filter_match(const struct hist_filter *f, uint32_t pid, const struct a
 		if (!strlist_has(&f->pids, buf))
 			return false;
 	}
+	if (f->tids.nr) {
+		char buf[16];
+
+		snprintf(buf, sizeof(buf), "%u", al->tid);
+		if (!strlist_has(&f->tids, buf))
+			return false;
+	}
 	if (f->comms.nr && !strlist_has(&f->comms, al->comm))
 		return false;
 	if (f->dsos.nr && (!al->dso || (!strlist_has(&f->dsos, al->dso->short_name) &&
@@ -123,6 +130,7 @@ bool hist_filter_match(const struct hist_filter *f, uint32_t pid, const struct a
 void hist_filter_release(struct hist_filter *f)
 {
 	strlist_release(&f->pids);
+	strlist_release(&f->tids);
 	strlist_release(&f->comms);
 	strlist_release(&f->dsos);
 }

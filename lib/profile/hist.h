@@ -39,6 +39,7 @@ struct hist_row {
 /* Which samples count: an empty list lets every value through. */
 struct hist_filter {
 	struct strlist pids;		/* decimal pids */
+	struct strlist tids;		/* decimal thread ids */
 	struct strlist comms;
 	struct strlist dsos;		/* short names or paths */
 };
