@@ -227,16 +227,9 @@ static json_object *print_callchain(struct script *s, const struct perf_sample *
 		uint64_t ip = smp->callchain[i];
 		struct addr_location al;
 
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			/* a context marker: where the next frames are */
-			if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
-				mode = PERF_RECORD_MISC_KERNEL;
-			else if (ip == (uint64_t)PERF_CONTEXT_USER)
-				mode = PERF_RECORD_MISC_USER;
-			else if (ip == (uint64_t)PERF_CONTEXT_HV)
-				mode = PERF_RECORD_MISC_HYPERVISOR;
+		/* a context marker: where the next frames are */
+		if (perf_callchain_context(ip, &mode))
 			continue;
-		}
 		machine_resolve(s->machine, smp->pid, smp->tid, mode, ip, &al);
 		if (arr) {
 			json_object *f = json_object_new_object();

@@ -39,6 +39,25 @@ struct perf_branch_entry_raw {
 	uint64_t from, to, flags;
 };
 
+/*
+ * Whether a call chain entry is one of perf's context markers
+ * (PERF_CONTEXT_KERNEL, _USER, _HV, ...) rather than an address; a marker
+ * of a known context sets *cpumode to the PERF_RECORD_MISC_* of the frames
+ * after it.
+ */
+static inline bool perf_callchain_context(uint64_t ip, uint8_t *cpumode)
+{
+	if (ip < (uint64_t)PERF_CONTEXT_MAX)
+		return false;
+	if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
+		*cpumode = PERF_RECORD_MISC_KERNEL;
+	else if (ip == (uint64_t)PERF_CONTEXT_USER)
+		*cpumode = PERF_RECORD_MISC_USER;
+	else if (ip == (uint64_t)PERF_CONTEXT_HV)
+		*cpumode = PERF_RECORD_MISC_HYPERVISOR;
+	return true;
+}
+
 /* The parts of a PERF_RECORD_SAMPLE (or of a sample_id_all trailer). */
 struct perf_sample {
 	uint64_t sample_type;	/* of the layout that parsed it */

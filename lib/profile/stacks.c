@@ -199,15 +199,8 @@ int stacks_add_sample(struct stacks *st, struct machine *m, const struct perf_sa
 	for (uint64_t i = 0; i < s->callchain_nr && !err; i++) {
 		uint64_t ip = s->callchain[i];
 
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
-				mode = PERF_RECORD_MISC_KERNEL;
-			else if (ip == (uint64_t)PERF_CONTEXT_USER)
-				mode = PERF_RECORD_MISC_USER;
-			else if (ip == (uint64_t)PERF_CONTEXT_HV)
-				mode = PERF_RECORD_MISC_HYPERVISOR;
+		if (perf_callchain_context(ip, &mode))
 			continue;
-		}
 		machine_resolve(m, s->pid, s->tid, mode, ip, &al);
 		err = add_frame(st, al.sym ? (al.dso ? dso_symbol_name(al.dso, al.sym, demangle) :
 					      al.sym->name) : NULL, al.dso ? al.dso->path : NULL);
