@@ -36,6 +36,8 @@ enum {
 	OPT_FLAMEGRAPH,
 	OPT_TID,
 	OPT_STDIO,
+	OPT_CHILDREN,
+	OPT_NO_CHILDREN,
 };
 
 static const struct sbx_option report_options[] = {
@@ -48,6 +50,9 @@ static const struct sbx_option report_options[] = {
 	{ "limit", 'n', "N", "print the first N rows of each event only", 0 },
 	{ "no-demangle", 0, NULL, "print C++ and Rust symbol names as they are in the file",
 	  OPT_NO_DEMANGLE },
+	{ "children", 0, NULL, "also the samples of the stacks that hold each row (perf's Children)",
+	  OPT_CHILDREN },
+	{ "no-children", 0, NULL, "the samples in each row only (the default)", OPT_NO_CHILDREN },
 	{ "stdio", 0, NULL, "text output (the default; perf report's spelling)", OPT_STDIO },
 	{ "json", 0, NULL, "print one JSON array of rows", OPT_JSON },
 	{ "folded", 0, NULL, "print one line per unique call stack: comm;frame;... COUNT",
@@ -64,7 +69,34 @@ struct report {
 	struct machine *machine;
 	struct perf_data *data;
 	struct stacks *stacks;	/* --folded, --flamegraph: stacks instead of rows */
+	bool children;		/* --children */
+	struct addr_location *frames;	/* a sample's stack, resolved (--children) */
+	size_t cap_frames;
 };
+
+/* --children: the rows of the sample's stack (its call chain, or its IP alone). */
+static int add_chain(struct report *r, size_t event, const struct perf_sample *s,
+		     const struct addr_location *leaf)
+{
+	uint8_t mode = s->cpumode;
+	size_t n = 0;
+
+	if (!s->callchain)
+		return hist_add_chain(r->hist, event, leaf, 1, s->period);
+	if (s->callchain_nr > r->cap_frames) {
+		struct addr_location *v = realloc(r->frames, s->callchain_nr * sizeof(*v));
+
+		if (!v)
+			return sbx_error(-ENOMEM, "out of memory");
+		r->frames = v;
+		r->cap_frames = s->callchain_nr;
+	}
+	for (uint64_t i = 0; i < s->callchain_nr; i++)
+		if (!perf_callchain_context(s->callchain[i], &mode))
+			machine_resolve(r->machine, s->pid, s->tid, mode, s->callchain[i],
+					&r->frames[n++]);
+	return hist_add_chain(r->hist, event, r->frames, n, s->period);
+}
 
 static size_t event_index(struct report *r, const struct perf_data_attr *attr)
 {
@@ -79,6 +111,7 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 {
 	struct report *r = ctx;
 	struct addr_location al;
+	int err;
 
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return machine_process_record(r->machine, rec);
@@ -87,7 +120,10 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 		return 0;
 	if (r->stacks)
 		return stacks_add_sample(r->stacks, r->machine, s, r->demangle);
-	return hist_add(r->hist, event_index(r, attr), &al, s->period);
+	err = hist_add(r->hist, event_index(r, attr), &al, s->period);
+	if (!err && r->children)
+		err = add_chain(r, event_index(r, attr), s, &al);
+	return err;
 }
 
 static const char *dso_name(const struct hist_row *e)
@@ -153,6 +189,14 @@ static int print_json(struct report *r, struct hist_row *const *rows, size_t nr,
 		json_object_object_add(o, "period", json_object_new_int64(e->period));
 		json_object_object_add(o, "percent", json_object_new_double(
 			total ? 100.0 * e->period / total : 0));
+		if (r->children) {
+			json_object_object_add(o, "children_samples",
+					       json_object_new_int64(e->children_samples));
+			json_object_object_add(o, "children_period",
+					       json_object_new_int64(e->children));
+			json_object_object_add(o, "children_percent", json_object_new_double(
+				total ? 100.0 * e->children / total : 0));
+		}
 		json_object_array_add(arr, o);
 	}
 	printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
@@ -191,7 +235,8 @@ static void print_text(struct report *r, struct hist_row *const *rows, size_t nr
 		}
 		printf("# Samples: %" PRIu64 " of event '%s'\n", hist_event_samples(r->hist, ev),
 		       a && a->name ? a->name : "?");
-		printf("# Event count: %" PRIu64 "\n#\n# Overhead", total);
+		printf("# Event count: %" PRIu64 "\n#\n# %s", total,
+		       r->children ? "Children      Self" : "Overhead");
 		for (size_t k = 0; k < nr_keys; k++) {
 			if (keys[k] == HIST_KEY_SYM)
 				printf("  %s", titles[keys[k]]);
@@ -205,6 +250,8 @@ static void print_text(struct report *r, struct hist_row *const *rows, size_t nr
 
 			if (limit >= 0 && shown++ >= (size_t)limit)
 				break;
+			if (r->children)
+				printf("  %7.2f%%", total ? 100.0 * e->children / total : 0.0);
 			printf("  %7.2f%%", total ? 100.0 * e->period / total : 0.0);
 			for (size_t k = 0; k < nr_keys; k++) {
 				switch (keys[k]) {
@@ -310,6 +357,10 @@ int cmd_report(int argc, char **argv)
 		}
 		case OPT_STDIO:
 			break;	/* perf's spelling of what sbx report always does */
+		case OPT_CHILDREN:
+		case OPT_NO_CHILDREN:
+			r.children = c == OPT_CHILDREN;
+			break;
 		case OPT_COMM:
 			if (strlist_split(&r.filter.comms, p.arg, ','))
 				goto out_opts;
@@ -368,6 +419,7 @@ int cmd_report(int argc, char **argv)
 		ret = error("out of memory");
 		goto out;
 	}
+	hist_sort_by_children(r.hist, r.children);
 	ret = perf_input_open(&in, input);
 	if (ret)
 		goto out;
@@ -402,6 +454,7 @@ out_opts:
 	if (ret == EXIT_FAILED)
 		ret = error("out of memory");
 out:
+	free(r.frames);
 	stacks_free(r.stacks);
 	hist_free(r.hist);
 	hist_filter_release(&r.filter);

@@ -395,3 +395,42 @@ PY
 	run -2 --separate-stderr sbx report --folded --json -i "$W/fk.data"
 	assert_equal "${stderr_lines[0]}" "sbx report: error: --json, --folded and --flamegraph exclude each other"
 }
+
+@test "report --children: perf report --children's columns, top 20 rows within 0.5 points" {
+	cd "$BATS_TEST_TMPDIR"
+	# several processes with call chains: the forker's children and a C++ program
+	perf record -q -e cpu-clock -F 2000 -g -o mp.data -- \
+		sh -c "'$WORKLOADS/forker' 3 300 & '$WORKLOADS/cxxhot'; wait" >/dev/null 2>&1
+	# "comm dso sym<TAB>children<TAB>self" of each, resolved rows only (perf labels
+	# unresolved addresses its own way: see sbx-report(1))
+	perf report --stdio --children -g none -i mp.data -s comm,dso,sym 2>/dev/null |
+		awk '/^#/ || NF < 5 || $1 !~ /%$/ { next }
+		     { c = $1; s = $2; sub(/%/, "", c); sub(/%/, "", s); $1 = $2 = ""
+		       sub(/^ +/, ""); gsub(/ +/, " "); print $0 "\t" c "\t" s }' |
+		grep -v ' 0x[0-9a-f]*	' > perf.rows
+	run -0 --separate-stderr sbx report --children -i mp.data -s comm,dso,sym
+	awk '/^#/ || NF < 5 || $1 !~ /%$/ { next }
+	     { c = $1; s = $2; sub(/%/, "", c); sub(/%/, "", s); $1 = $2 = ""
+	       sub(/^ +/, ""); gsub(/ +/, " "); print $0 "\t" c "\t" s }' <<< "$output" > sbx.rows
+	[ "$(wc -l < perf.rows)" -ge 20 ]
+	python3 - perf.rows sbx.rows <<-'PY'
+	import sys
+	def load(path):
+	    rows = {}
+	    for line in open(path):
+	        k, c, s = line.rstrip("\n").split("\t")
+	        rows[k] = (float(c), float(s))
+	    return rows
+	perf, sbx = load(sys.argv[1]), load(sys.argv[2])
+	top = sorted(perf, key=lambda k: -perf[k][0])[:20]
+	bad = [k for k in top if k not in sbx or abs(perf[k][0] - sbx[k][0]) > 0.5
+	       or abs(perf[k][1] - sbx[k][1]) > 0.5]
+	for k in bad:
+	    print(repr(k), perf[k], sbx.get(k))
+	sys.exit(1 if bad else 0)
+	PY
+	# sorted by children, heaviest first
+	run -0 sbx report --children --json -i mp.data -s sym
+	echo "$output" | jq -e '[.[].children_percent] | . == (sort | reverse)'
+	echo "$output" | jq -e 'all(.[]; .children_period >= .period)'
+}

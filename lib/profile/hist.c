@@ -20,6 +20,9 @@ struct hist {
 	uint64_t *event_samples, *event_period;
 	size_t nr_events;
 	uint64_t total;
+	bool by_children;
+	struct hist_row **seen;		/* hist_add_chain(): the rows of one stack */
+	size_t cap_seen;
 };
 
 struct hist *hist_new(const enum hist_key *keys, size_t nr_keys)
@@ -51,6 +54,7 @@ void hist_free(struct hist *h)
 		free(r);
 	hashmap_release(&h->rows);
 	free(h->sorted);
+	free(h->seen);
 	free(h->event_samples);
 	free(h->event_period);
 	free(h);
@@ -177,13 +181,12 @@ static int grow_events(struct hist *h, size_t n)
 	return 0;
 }
 
-int hist_add(struct hist *h, size_t event, const struct addr_location *al, uint64_t period)
+/* The row of al in event, made (with zero counts) when missing; NULL when out of memory. */
+static struct hist_row *row_of(struct hist *h, size_t event, const struct addr_location *al)
 {
 	struct hist_row key = { .event = event }, *row;
 	uint64_t hash;
 
-	if (grow_events(h, event + 1))
-		return sbx_error(-ENOMEM, "out of memory");
 	if (h->use[HIST_KEY_PID])
 		key.pid = al->pid;
 	if (h->use[HIST_KEY_COMM])
@@ -202,12 +205,21 @@ int hist_add(struct hist *h, size_t event, const struct addr_location *al, uint6
 		row = malloc(sizeof(*row));
 		if (!row || hashmap_put(&h->rows, hash, row)) {
 			free(row);
-			return sbx_error(-ENOMEM, "out of memory");
+			return NULL;
 		}
 		*row = key;
 		free(h->sorted);
 		h->sorted = NULL;
 	}
+	return row;
+}
+
+int hist_add(struct hist *h, size_t event, const struct addr_location *al, uint64_t period)
+{
+	struct hist_row *row;
+
+	if (grow_events(h, event + 1) || !(row = row_of(h, event, al)))
+		return sbx_error(-ENOMEM, "out of memory");
 	row->samples++;
 	row->period += period;
 	h->event_samples[event]++;
@@ -216,13 +228,55 @@ int hist_add(struct hist *h, size_t event, const struct addr_location *al, uint6
 	return 0;
 }
 
-static int cmp_rows(const void *a, const void *b)
+int hist_add_chain(struct hist *h, size_t event, const struct addr_location *frames, size_t nr,
+		   uint64_t period)
+{
+	size_t n = 0;
+
+	if (grow_events(h, event + 1))
+		return sbx_error(-ENOMEM, "out of memory");
+	if (nr > h->cap_seen) {
+		struct hist_row **v = realloc(h->seen, nr * sizeof(*v));
+
+		if (!v)
+			return sbx_error(-ENOMEM, "out of memory");
+		h->seen = v;
+		h->cap_seen = nr;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		struct hist_row *row = row_of(h, event, &frames[i]);
+		size_t k;
+
+		if (!row)
+			return sbx_error(-ENOMEM, "out of memory");
+		/* a row once per stack, however deep the recursion */
+		for (k = 0; k < n && h->seen[k] != row; k++)
+			;
+		if (k < n)
+			continue;
+		h->seen[n++] = row;
+		row->children_samples++;
+		row->children += period;
+	}
+	return 0;
+}
+
+void hist_sort_by_children(struct hist *h, bool on)
+{
+	h->by_children = on;
+}
+
+/* hist_sorted()'s order; ctx is the hist */
+static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	const struct hist_row *x = *(const struct hist_row *const *)a;
 	const struct hist_row *y = *(const struct hist_row *const *)b;
+	bool sort_children = ((const struct hist *)ctx)->by_children;
 
 	if (x->event != y->event)
 		return x->event < y->event ? -1 : 1;
+	if (sort_children && x->children != y->children)
+		return x->children > y->children ? -1 : 1;
 	if (x->period != y->period)
 		return x->period > y->period ? -1 : 1;
 	if (x->samples != y->samples)
@@ -254,7 +308,7 @@ struct hist_row *const *hist_sorted(struct hist *h, size_t *nr)
 			h->sorted[k++] = r;
 	}
 	/* counts change with every hist_add(): sort each time */
-	qsort(h->sorted, n, sizeof(*h->sorted), cmp_rows);
+	qsort_r(h->sorted, n, sizeof(*h->sorted), cmp_rows, h);
 	*nr = n;
 	return h->sorted;
 }

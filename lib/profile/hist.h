@@ -34,6 +34,8 @@ struct hist_row {
 	uint64_t addr;			/* with the sym key and no symbol: the address */
 	bool kernel;			/* with the sym key: resolved in the kernel */
 	uint64_t samples, period;
+	/* hist_add_chain(): samples and period of the stacks that hold the row (self included) */
+	uint64_t children_samples, children;
 };
 
 /* Which samples count: an empty list lets every value through. */
@@ -82,7 +84,20 @@ void hist_filter_release(struct hist_filter *f);
 int hist_add(struct hist *h, size_t event, const struct addr_location *al, uint64_t period);
 
 /*
- * Every row, sorted by event, then heaviest period, then most samples,
+ * perf report --children: count one sample's stack, frames[0..nr) (leaf
+ * first, as resolved), in the children columns of the rows its frames fall
+ * in, each row once however often it appears (recursion). Rows that only
+ * stacks hold get self 0. Returns 0 or -ENOMEM (with a message).
+ */
+int hist_add_chain(struct hist *h, size_t event, const struct addr_location *frames, size_t nr,
+		   uint64_t period);
+
+/* Sort by the children columns first (perf report --children). */
+void hist_sort_by_children(struct hist *h, bool on);
+
+/*
+ * Every row, sorted by event, then heaviest period (children first after
+ * hist_sort_by_children()), then most samples,
  * then by the keys (pid, comm, dso path, symbol name, address) so that the
  * order is the same on every run. *nr gets the number of rows. The array
  * and the rows are owned by h and valid until the next hist_add() or
