@@ -402,12 +402,12 @@ PY
 	perf record -q -e cpu-clock -F 2000 -g -o mp.data -- \
 		sh -c "'$WORKLOADS/forker' 3 300 & '$WORKLOADS/cxxhot'; wait" >/dev/null 2>&1
 	# "comm dso sym<TAB>children<TAB>self" of each, resolved rows only (perf labels
-	# unresolved addresses its own way: see sbx-report(1))
+	# unresolved addresses, and frames outside every map, its own way)
 	perf report --stdio --children -g none -i mp.data -s comm,dso,sym 2>/dev/null |
 		awk '/^#/ || NF < 5 || $1 !~ /%$/ { next }
 		     { c = $1; s = $2; sub(/%/, "", c); sub(/%/, "", s); $1 = $2 = ""
 		       sub(/^ +/, ""); gsub(/ +/, " "); print $0 "\t" c "\t" s }' |
-		grep -v ' 0x[0-9a-f]*	' > perf.rows
+		grep -v -e ' 0x[0-9a-f]*	' -e ' \[unknown\] ' > perf.rows
 	run -0 --separate-stderr sbx report --children -i mp.data -s comm,dso,sym
 	awk '/^#/ || NF < 5 || $1 !~ /%$/ { next }
 	     { c = $1; s = $2; sub(/%/, "", c); sub(/%/, "", s); $1 = $2 = ""
