@@ -22,7 +22,8 @@
 static const char *const report_usage[] = {
 	"sbx report [-i FILE|-] [-s KEY[,KEY...]] [--pid PID[,PID...]] [--tid TID[,TID...]] "
 	"[--comm COMM[,COMM...]] "
-	"[--dso DSO[,DSO...]] [-n N] [--no-demangle] [--json|--folded|--flamegraph FILE]",
+	"[--dso DSO[,DSO...]] [-n] [--limit N] [--children] [--no-demangle] "
+	"[--json|--folded|--flamegraph FILE]",
 	NULL,
 };
 
@@ -38,6 +39,7 @@ enum {
 	OPT_STDIO,
 	OPT_CHILDREN,
 	OPT_NO_CHILDREN,
+	OPT_LIMIT,
 };
 
 static const struct sbx_option report_options[] = {
@@ -47,7 +49,8 @@ static const struct sbx_option report_options[] = {
 	{ "tid", 0, "TIDS", "only samples of these threads (comma-separated)", OPT_TID },
 	{ "comm", 0, "COMMS", "only samples of threads with these names", OPT_COMM },
 	{ "dso", 0, "DSOS", "only samples in these DSOs (name or path)", OPT_DSO },
-	{ "limit", 'n', "N", "print the first N rows of each event only", 0 },
+	{ "show-nr-samples", 'n', NULL, "a column of sample counts (perf report -n)", 0 },
+	{ "limit", 0, "N", "print the first N rows of each event only", OPT_LIMIT },
 	{ "no-demangle", 0, NULL, "print C++ and Rust symbol names as they are in the file",
 	  OPT_NO_DEMANGLE },
 	{ "children", 0, NULL, "also the samples of the stacks that hold each row (perf's Children)",
@@ -70,6 +73,7 @@ struct report {
 	struct perf_data *data;
 	struct stacks *stacks;	/* --folded, --flamegraph: stacks instead of rows */
 	bool children;		/* --children */
+	bool show_nr;		/* -n: a samples column */
 	struct addr_location *frames;	/* a sample's stack, resolved (--children) */
 	size_t cap_frames;
 };
@@ -235,8 +239,9 @@ static void print_text(struct report *r, struct hist_row *const *rows, size_t nr
 		}
 		printf("# Samples: %" PRIu64 " of event '%s'\n", hist_event_samples(r->hist, ev),
 		       a && a->name ? a->name : "?");
-		printf("# Event count: %" PRIu64 "\n#\n# %s", total,
-		       r->children ? "Children      Self" : "Overhead");
+		printf("# Event count: %" PRIu64 "\n#\n# %s%s", total,
+		       r->children ? "Children      Self" : "Overhead",
+		       r->show_nr ? "       Samples" : "");
 		for (size_t k = 0; k < nr_keys; k++) {
 			if (keys[k] == HIST_KEY_SYM)
 				printf("  %s", titles[keys[k]]);
@@ -253,6 +258,8 @@ static void print_text(struct report *r, struct hist_row *const *rows, size_t nr
 			if (r->children)
 				printf("  %7.2f%%", total ? 100.0 * e->children / total : 0.0);
 			printf("  %7.2f%%", total ? 100.0 * e->period / total : 0.0);
+			if (r->show_nr)
+				printf("  %12" PRIu64, e->samples);
 			for (size_t k = 0; k < nr_keys; k++) {
 				switch (keys[k]) {
 				case HIST_KEY_PID:
@@ -369,7 +376,10 @@ int cmd_report(int argc, char **argv)
 			if (strlist_split(&r.filter.dsos, p.arg, ','))
 				goto out_opts;
 			break;
-		case 'n': {
+		case 'n':
+			r.show_nr = true;
+			break;
+		case OPT_LIMIT: {
 			char *end;
 
 			limit = strtol(p.arg, &end, 10);

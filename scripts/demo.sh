@@ -28,16 +28,16 @@ fi
 # sbx record / report / script: four processes of one PIE binary at once, each in its own
 # function; every sample is attributed through its own process's address space
 step ./sbx record -o "$out/perf.data" -- tests/workloads/forker 4 100
-step ./sbx report -i "$out/perf.data" --sort pid,comm,sym -n 8
-step ./sbx report -i "$out/perf.data" --sort sym --json -n 3
+step ./sbx report -i "$out/perf.data" --sort pid,comm,sym -n --limit 8
+step ./sbx report -i "$out/perf.data" --sort sym --json --limit 3
 printf '\n\033[1m$ %s\033[0m\n' "./sbx script -i $out/perf.data | head -n 5"
 ./sbx script -i "$out/perf.data" | head -n 5
 printf '\n\033[1m$ %s\033[0m\n' "./sbx script --json -i $out/perf.data | head -n 2"
 ./sbx script --json -i "$out/perf.data" | head -n 2
 
 # pipe mode: record straight into report
-printf '\n\033[1m$ %s\033[0m\n' "./sbx record -q -o - -- tests/workloads/noploop | ./sbx report -i - -n 3"
-./sbx record -q -o - -- tests/workloads/noploop | ./sbx report -i - -n 3
+printf '\n\033[1m$ %s\033[0m\n' "./sbx record -q -o - -- tests/workloads/noploop | ./sbx report -i - --limit 3"
+./sbx record -q -o - -- tests/workloads/noploop | ./sbx report -i - --limit 3
 
 # call stacks: folded for flamegraph.pl and friends, and an SVG flame graph of our own
 step ./sbx record -q -g -o "$out/cxx.data" -- tests/workloads/cxxhot
@@ -70,7 +70,7 @@ clang -O2 -g -fdebug-info-for-profiling -fprofile-sample-use="$out/app.prof" -S 
 mkdir -p "$out/jit"
 printf '\n\033[1m$ %s\033[0m\n' "SBX_JIT_DIR=$out/jit ./sbx record -q -o $out/jit.data -- tests/workloads/tinyjit"
 SBX_JIT_DIR="$out/jit" ./sbx record -q -o "$out/jit.data" -- tests/workloads/tinyjit >/dev/null
-step ./sbx report -i "$out/jit.data" --sort sym -n 3
+step ./sbx report -i "$out/jit.data" --sort sym --limit 3
 step ./sbx jit-inject -i "$out/jit.data" -o "$out/jit.inj.data"
 if command -v perf >/dev/null; then
 	printf '\n\033[1m$ %s\033[0m\n' "perf report --stdio -i $out/jit.inj.data --sort dso,sym | grep jit_"

@@ -337,7 +337,10 @@ PY
 	run -2 --separate-stderr sbx report -s nosuchkey -i "$W/nl.data"
 	[[ "$stderr" == *"bad --sort"* ]]
 	run -2 --separate-stderr sbx report -s sym,sym -i "$W/nl.data"
-	run -2 --separate-stderr sbx report -n x -i "$W/nl.data"
+	run -2 --separate-stderr sbx report --limit x -i "$W/nl.data"
+	assert_equal "${stderr_lines[0]}" "sbx report: error: bad --limit 'x'"
+	# -n is perf's: a flag, so a number after it is an operand
+	run -2 --separate-stderr sbx report -n 3 -i "$W/nl.data"
 	run -2 --separate-stderr sbx report extra-operand
 }
 
@@ -433,4 +436,18 @@ PY
 	run -0 sbx report --children --json -i mp.data -s sym
 	echo "$output" | jq -e '[.[].children_percent] | . == (sort | reverse)'
 	echo "$output" | jq -e 'all(.[]; .children_period >= .period)'
+}
+
+@test "report -n: perf report -n's Samples column; --limit N rows" {
+	cd "$BATS_TEST_TMPDIR"
+	perf report --stdio --no-children -n -g none -i "$W/fk.data" -s comm,sym 2>/dev/null |
+		awk '/^#/ || NF < 4 || $1 !~ /%$/ { next } { print }' > perf.rows
+	run -0 --separate-stderr sbx report -n -i "$W/fk.data" -s comm,sym
+	awk '/^#/ || NF < 4 || $1 !~ /%$/ { next } { print }' <<< "$output" > sbx.rows
+	grep -q '^# Overhead       Samples  Command  Symbol$' <<< "$output"
+	# the same lines, byte for byte, on the rows both resolve (perf orders ties its own way)
+	[ "$(wc -l < perf.rows)" -ge 3 ]
+	diff <(grep -v '\[unknown\]\| 0x' perf.rows | sort) <(grep -v '\[unknown\]\| 0x' sbx.rows | sort)
+	run -0 --separate-stderr sbx report -n --limit 2 -i "$W/fk.data" -s comm,sym
+	[ "$(grep -c '%' <<< "$output")" -eq 2 ]
 }
