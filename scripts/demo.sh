@@ -43,8 +43,9 @@ printf '\n\033[1m$ %s\033[0m\n' "./sbx record -q -o - -- tests/workloads/noploop
 step ./sbx record -q -g -o "$out/cxx.data" -- tests/workloads/cxxhot
 printf '\n\033[1m$ %s\033[0m\n' "./sbx report --folded -i $out/cxx.data | sort -k2 -nr | head -n 3"
 ./sbx report --folded -i "$out/cxx.data" | sort -t' ' -k2 -nr | head -n 3
-step ./sbx report --flamegraph "$out/cxxhot.svg" -i "$out/cxx.data"
-echo "(open $out/cxxhot.svg in a browser; Documentation/examples/cxxhot-flamegraph.svg is one)"
+mkdir -p build/demo
+step ./sbx report --flamegraph build/demo/cxxhot.svg -i "$out/cxx.data"
+echo "(open build/demo/cxxhot.svg in a browser; Documentation/examples/cxxhot-flamegraph.svg is one)"
 
 # the judge: Linux perf reads what sbx wrote
 if command -v perf >/dev/null; then
