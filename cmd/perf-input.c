@@ -6,6 +6,7 @@
 
 #include "builtin.h"
 #include "perf-input.h"
+#include "util/error.h"
 
 int perf_input_open(struct perf_input *in, const char *path)
 {
@@ -15,6 +16,9 @@ int perf_input_open(struct perf_input *in, const char *path)
 
 	in->path = path;
 	err = perf_data_open(path, &in->data);
+	/* no file named, and none here: what perf says, in sbx's words */
+	if (err == -ENOENT && !strcmp(path, "perf.data"))
+		return error("%s (try 'sbx record -- COMMAND' first)", sbx_error_msg());
 	if (err)
 		return error_lib(err, path);
 	in->cache = dso_cache_new();

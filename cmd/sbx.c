@@ -388,7 +388,9 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+		if (a[1] == 'v' && strspn(a + 1, "v") == strlen(a + 1)) {
+			sbx_globals.verbose += (int)strlen(a + 1);	/* -v, -vv, -vvv */
+		} else if (!strcmp(a, "--verbose")) {
 			sbx_globals.verbose++;
 		} else if (!strcmp(a, "--json")) {
 			sbx_globals.json = 1;

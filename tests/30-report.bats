@@ -451,3 +451,12 @@ PY
 	run -0 --separate-stderr sbx report -n --limit 2 -i "$W/fk.data" -s comm,sym
 	[ "$(grep -c '%' <<< "$output")" -eq 2 ]
 }
+
+@test "report without a perf.data says how to make one; -vv is -v -v" {
+	cd "$BATS_TEST_TMPDIR"
+	run -1 --separate-stderr sbx report
+	assert_equal "$stderr" "sbx report: error: cannot open 'perf.data': No such file or directory (try 'sbx record -- COMMAND' first)"
+	run -0 --separate-stderr sbx -vv report -i "$W/nl.data" --limit 1
+	run -0 --separate-stderr sbx -v -v report -i "$W/nl.data" --limit 1
+	run -2 --separate-stderr sbx -vx report -i "$W/nl.data"
+}
