@@ -233,6 +233,15 @@ for line in open(sys.argv[1]):
 	run -1 --separate-stderr sbx script -i /dev/null
 	[[ "$stderr" == *"not a perf.data"* ]]
 	run -2 --separate-stderr sbx script extra-operand
+	# a file cut in the middle of its data: the events before the cut, in order, then
+	# the error (the page says so)
+	run -0 --separate-stderr sbx script -F tid,time,ip -i "$W/nl.data"
+	printf '%s\n' "${lines[@]}" > "$BATS_TEST_TMPDIR/whole.txt"
+	head -c $(( $(stat -c %s "$W/nl.data") / 2 )) "$W/nl.data" > "$BATS_TEST_TMPDIR/cut.data"
+	run -1 --separate-stderr sbx script -F tid,time,ip -i "$BATS_TEST_TMPDIR/cut.data"
+	[[ "${stderr_lines[-1]}" == "sbx script: error: the file is cut short: its data section ends at "*" bytes its header gives (truncated?); the records before were read" ]]
+	[ "${#lines[@]}" -ge 10 ]
+	[ "$(printf '%s\n' "${lines[@]}")" = "$(head -n "${#lines[@]}" "$BATS_TEST_TMPDIR/whole.txt")" ]
 }
 
 @test "script --folded: the stacks perf script prints, folded as stackcollapse-perf folds them" {

@@ -39,7 +39,9 @@ struct perf_data {
 	bool map_owned;		/* map is a malloc'ed copy */
 	/* position in the data */
 	uint64_t pos, data_end;
+	uint64_t data_start;	/* file mode: where the data section starts */
 	uint64_t released;	/* pages before this offset were given back (madvise) */
+	uint64_t data_claimed;	/* a data section cut short: the size the header gives, else 0 */
 	uint64_t populated;	/* pages before this offset are mapped in (or 0: do not) */
 	uint64_t broken_feat;	/* features whose section runs past the end (bit f) */
 	uint8_t *rbuf;		/* stream: the current record */
@@ -574,11 +576,15 @@ static int open_file_mode(struct perf_data *d)
 				 (unsigned long long)fh.attr_size);
 	if (fh.attrs.offset > d->map_len || fh.attrs.size > d->map_len - fh.attrs.offset)
 		return sbx_error(-EINVAL, "the attrs section runs past the end of the file");
-	if (fh.data.offset > d->map_len || fh.data.size > d->map_len - fh.data.offset)
-		return sbx_error(-EINVAL, "the data section runs past the end of the file "
-				 "(%llu bytes at %llu in a file of %zu): truncated?",
-				 (unsigned long long)fh.data.size,
+	if (fh.data.offset > d->map_len)
+		return sbx_error(-EINVAL, "the data section starts past the end of the file "
+				 "(at %llu in a file of %zu): truncated?",
 				 (unsigned long long)fh.data.offset, d->map_len);
+	if (fh.data.size > d->map_len - fh.data.offset) {
+		/* cut short: the whole records are read, then the reader says so */
+		d->data_claimed = fh.data.size;
+		fh.data.size = d->map_len - fh.data.offset;
+	}
 	if (fh.data.offset % 8)
 		return sbx_error(-EINVAL, "the data section is not 8-byte aligned");
 	if (fh.attrs.offset < fh.size || fh.data.offset < fh.size)
@@ -619,6 +625,13 @@ static int open_file_mode(struct perf_data *d)
 	for (int i = 0; i < 4; i++)
 		nr_feat += __builtin_popcountll(fh.features[i]);
 	feat_off = fh.data.offset + fh.data.size;
+	if (nr_feat && d->data_claimed) {
+		/* the data is cut short: the table after it went with the rest */
+		for (int f = 0; f < HEADER_LAST_FEATURE && f < 64; f++)
+			if (fh.features[0] & (1ULL << f))
+				d->broken_feat |= 1ULL << f;
+		nr_feat = 0;
+	}
 	if (nr_feat) {
 		size_t k = 0;
 
@@ -645,6 +658,7 @@ static int open_file_mode(struct perf_data *d)
 	}
 	apply_event_desc(d);
 	d->pos = fh.data.offset;
+	d->data_start = d->pos;
 	d->data_end = fh.data.offset + fh.data.size;
 	/* the events are all known: the id index is sorted now, not by a first lookup */
 	sort_id_index(d);
@@ -1258,6 +1272,16 @@ static void populate_ahead(struct perf_data *d)
 		d->populated = end;
 }
 
+/* The end of a data section cut short: its whole records were read. */
+static int cut_short(struct perf_data *d)
+{
+	d->eof = true;
+	return sbx_error(-EINVAL, "the file is cut short: its data section ends at %llu of the "
+			 "%llu bytes its header gives (truncated?); the records before were read",
+			 (unsigned long long)(d->pos - d->data_start),
+			 (unsigned long long)d->data_claimed);
+}
+
 /*
  * The next record of the input itself: 1 with *out set, 0 at the end, 2
  * after a COMPRESSED record (its data is in dbuf now), or a negative errno.
@@ -1295,10 +1319,12 @@ static int next_raw(struct perf_data *d, const struct perf_event_header **out)
 					 perf_record_type_name(h.type) ?: "unknown");
 		rec = d->rbuf;
 	} else {
-		if (d->pos >= d->data_end) {
+		if (d->pos >= d->data_end && !d->data_claimed) {
 			d->eof = true;
 			return 0;
 		}
+		if (d->data_end - d->pos < sizeof(h) && d->data_claimed)
+			return cut_short(d);
 		if (d->data_end - d->pos < sizeof(h))
 			return sbx_error(-EINVAL, "truncated record at offset %llu",
 					 (unsigned long long)d->pos);
@@ -1311,6 +1337,8 @@ static int next_raw(struct perf_data *d, const struct perf_event_header **out)
 			h.misc = bswap_16(h.misc);
 			h.size = bswap_16(h.size);
 		}
+		if (h.size >= sizeof(h) && h.size > d->data_end - d->pos && d->data_claimed)
+			return cut_short(d);
 		if (h.size < sizeof(h) || h.size > d->data_end - d->pos)
 			return sbx_error(-EINVAL, "truncated or corrupt record (type %u, %u bytes) "
 					 "at offset %llu", h.type, h.size,

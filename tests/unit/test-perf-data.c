@@ -391,9 +391,20 @@ static void test_truncated(void)
 	size_t cut = b.len - 20;	/* in the middle of the last MMAP2 */
 	int ret, n = 0;
 
-	/* file mode: the data section runs past the end */
-	CHECK(perf_data_open_mem(b.p, cut, &d) < 0);
-	CHECK(strstr(sbx_error_msg(), "data section runs past") != NULL);
+	/* file mode: the data section runs past the end: its whole records, then an error */
+	CHECK_EQ_INT(perf_data_open_mem(b.p, cut, &d), 0);
+	while ((ret = perf_data_next(d, &h)) > 0)
+		n++;
+	CHECK_EQ_INT(ret, -EINVAL);
+	CHECK(strstr(sbx_error_msg(), "cut short") != NULL);
+	CHECK_EQ_INT(n, 6);	/* the records before the cut MMAP2 */
+	CHECK_EQ_INT(perf_data_next(d, &h), 0);	/* and then the end */
+	perf_data_close(d);
+	n = 0;
+	/* the data section starting past the end: nothing to read */
+	set_u64(&b, 40, b.len + 8);
+	CHECK(perf_data_open_mem(b.p, b.len, &d) < 0);
+	CHECK(strstr(sbx_error_msg(), "data section starts past") != NULL);
 	/* a header cut short */
 	CHECK(perf_data_open_mem(b.p, 40, &d) < 0);
 	free(b.p);
