@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <event-parse.h>
 
@@ -388,6 +389,12 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 }
 
 /* MMAP/MMAP2/COMM/FORK/EXIT records, when asked for. */
+static const char *unknown_comm(uint32_t tid, char *buf, size_t len)
+{
+	snprintf(buf, len, ":%d", (int32_t)tid);
+	return buf;
+}
+
 static void print_other(struct script *s, const struct perf_event_header *rec,
 			const struct perf_sample *smp)
 {
@@ -399,6 +406,7 @@ static void print_other(struct script *s, const struct perf_event_header *rec,
 	json_object *o = NULL;
 	uint32_t pid, tid;
 	const char *comm;
+	char comm_buf[16];
 
 	switch (rec->type) {
 	case PERF_RECORD_MMAP:
@@ -421,7 +429,12 @@ static void print_other(struct script *s, const struct perf_event_header *rec,
 		tid = t.tid;
 		break;
 	}
+	/* the record's thread, as perf script names it */
 	comm = machine_comm(s->machine, tid);
+	if (!comm && (tid == 0 || tid == (uint32_t)-1))
+		comm = "swapper";
+	else if (!comm)
+		comm = unknown_comm(tid, comm_buf, sizeof(comm_buf));
 	if (s->json) {
 		o = json_object_new_object();
 		json_object_object_add(o, "event", json_object_new_string(what));
@@ -447,21 +460,42 @@ static void print_other(struct script *s, const struct perf_event_header *rec,
 		json_object_put(o);
 		return;
 	}
-	if (rec->type == PERF_RECORD_MMAP || rec->type == PERF_RECORD_MMAP2)
-		snprintf(detail, sizeof(detail), "%d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64
-			 "]: %s", (int32_t)m.pid, (int32_t)m.tid, m.start, m.len, m.pgoff,
+	/* perf's own layouts (tools/perf/util/event.c, perf_event__fprintf_*) */
+	if (rec->type == PERF_RECORD_MMAP) {
+		snprintf(detail, sizeof(detail), " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64
+			 "]: %c %s", (int32_t)m.pid, (int32_t)m.tid, m.start, m.len, m.pgoff,
+			 m.misc & PERF_RECORD_MISC_MMAP_DATA ? 'r' : 'x', m.filename);
+	} else if (rec->type == PERF_RECORD_MMAP2) {
+		char id[2 * PERF_REC_BUILD_ID_MAX + 8];
+
+		if (m.build_id_size) {
+			size_t n = 0;
+
+			id[n++] = '<';
+			for (size_t i = 0; i < m.build_id_size; i++)
+				n += (size_t)snprintf(id + n, sizeof(id) - n, "%02x", m.build_id[i]);
+			snprintf(id + n, sizeof(id) - n, ">");
+		} else {
+			snprintf(id, sizeof(id), "%02x:%02x %" PRIu64 " %" PRIu64, m.maj, m.min,
+				 m.ino, m.ino_generation);
+		}
+		snprintf(detail, sizeof(detail), " %d/%d: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64
+			 " %s]: %c%c%c%c %s", (int32_t)m.pid, (int32_t)m.tid, m.start, m.len,
+			 m.pgoff, id, m.prot & PROT_READ ? 'r' : '-', m.prot & PROT_WRITE ? 'w' : '-',
+			 m.prot & PROT_EXEC ? 'x' : '-', m.flags & MAP_SHARED ? 's' : 'p',
 			 m.filename);
-	else if (rec->type == PERF_RECORD_COMM)
-		snprintf(detail, sizeof(detail), "%s%s:%d/%d",
-			 cm.misc & PERF_RECORD_MISC_COMM_EXEC ? "exec: " : "", cm.comm,
+	} else if (rec->type == PERF_RECORD_COMM) {
+		snprintf(detail, sizeof(detail), "%s: %s:%d/%d",
+			 cm.misc & PERF_RECORD_MISC_COMM_EXEC ? " exec" : "", cm.comm,
 			 (int32_t)cm.pid, (int32_t)cm.tid);
-	else
+	} else {
 		snprintf(detail, sizeof(detail), "(%d:%d):(%d:%d)", (int32_t)t.pid, (int32_t)t.tid,
 			 (int32_t)t.ppid, (int32_t)t.ptid);
-	printf("%16s %7d ", comm ? comm : ":-1", (int32_t)smp->pid);
+	}
+	printf("%16s %7d ", comm, (int32_t)smp->pid);
 	if (smp->time != (uint64_t)-1)
 		print_time_text(smp->time);
-	printf("PERF_RECORD_%s %s\n", what, detail);
+	printf("PERF_RECORD_%s%s\n", what, detail);
 }
 
 static int on_record(void *ctx, const struct perf_event_header *rec,
@@ -491,11 +525,12 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 	case PERF_RECORD_COMM:
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		/* FORK/EXIT are printed before the machine forgets or makes the thread */
-		if (s->show_task && rec->type != PERF_RECORD_COMM)
+		/* as perf script: EXIT is printed before the machine forgets the thread,
+		   COMM and FORK after it names or makes it (a child has its parent's comm) */
+		if (s->show_task && rec->type == PERF_RECORD_EXIT)
 			print_other(s, rec, smp);
 		err = machine_process_record(s->machine, rec);
-		if (!err && s->show_task && rec->type == PERF_RECORD_COMM)
+		if (!err && s->show_task && rec->type != PERF_RECORD_EXIT)
 			print_other(s, rec, smp);
 		return err;
 	}
