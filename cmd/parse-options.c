@@ -2,14 +2,16 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builtin.h"
 #include "parse-options.h"
+#include "measure/events.h"
 
-enum { ID_HELP_SHORT = 0x10000, ID_HELP_LONG, ID_LIST_OPTS };
+enum { ID_HELP_SHORT = 0x10000, ID_HELP_LONG, ID_LIST_OPTS, ID_LIST_VALUES };
 
 static int opt_id(const struct sbx_option *o)
 {
@@ -33,7 +35,7 @@ void opts_init(struct sbx_opts *p, const char *cmd, const char *const *usage,
 	for (o = opts; o->long_name || o->short_name; o++)
 		n++;
 
-	p->longopts = calloc(n + 3, sizeof(*p->longopts));
+	p->longopts = calloc(n + 4, sizeof(*p->longopts));
 	p->shortopts = calloc(2 * n + 6, 1);
 	if (!p->longopts || !p->shortopts)
 		abort();
@@ -57,6 +59,7 @@ void opts_init(struct sbx_opts *p, const char *cmd, const char *const *usage,
 	}
 	p->longopts[i++] = (struct option){ "help", no_argument, NULL, ID_HELP_LONG };
 	p->longopts[i++] = (struct option){ "list-opts", no_argument, NULL, ID_LIST_OPTS };
+	p->longopts[i++] = (struct option){ "list-values", required_argument, NULL, ID_LIST_VALUES };
 	optind = 0;
 	opterr = 0;
 }
@@ -114,6 +117,42 @@ static void list_opts(const struct sbx_opts *p)
 	printf("--help\n-h\n");
 }
 
+/* The values of the option named arg (--name, -c or name), one per line; nothing when none. */
+static void list_values(const struct sbx_opts *p, const char *arg)
+{
+	const char *name = arg + (arg[0] == '-') + (arg[0] == '-' && arg[1] == '-');
+	const struct sbx_option *o;
+
+	for (o = p->opts; o->long_name || o->short_name; o++) {
+		bool is = (o->long_name && !strcmp(name, o->long_name)) ||
+			  (o->short_name && name[0] == o->short_name && !name[1]);
+		const char *v = NULL;
+
+		for (const struct sbx_option_values *x = p->values; is && x && x->option; x++)
+			if (o->long_name && !strcmp(x->option, o->long_name))
+				v = x->values;
+		if (!v)
+			continue;
+		if (!strcmp(v, "@events")) {
+			events_list(stdout);
+			return;
+		}
+		while (*v) {
+			size_t n = strcspn(v, " ");
+
+			printf("%.*s\n", (int)n, v);
+			v += n;
+			v += strspn(v, " ");
+		}
+		return;
+	}
+}
+
+void opts_values(struct sbx_opts *p, const struct sbx_option_values *values)
+{
+	p->values = values;
+}
+
 static const char *option_text(const struct sbx_opts *p)
 {
 	static char buf[128];
@@ -149,6 +188,10 @@ int opts_next(struct sbx_opts *p)
 		return OPTS_HELP;
 	case ID_LIST_OPTS:
 		list_opts(p);
+		p->exit_code = finish_stdout(EXIT_OK);
+		return OPTS_HELP;
+	case ID_LIST_VALUES:
+		list_values(p, optarg);
 		p->exit_code = finish_stdout(EXIT_OK);
 		return OPTS_HELP;
 	case ':':

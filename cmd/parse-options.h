@@ -4,8 +4,9 @@
 
 /*
  * One option table per command, over getopt_long. The same table yields
- * the parser, `-h` (usage on stdout), `--help` (the man page), and
- * `--list-opts` (what the completions offer).
+ * the parser, `-h` (usage on stdout), `--help` (the man page),
+ * `--list-opts` (what the completions offer) and `--list-values OPT` (the
+ * values of one option's argument, for the same).
  */
 
 #include <getopt.h>
@@ -17,6 +18,16 @@ struct sbx_option {
 	const char *arg;	/* placeholder such as "FILE"; NULL for a flag */
 	const char *help;	/* one line */
 	int id;			/* what opts_next() returns; 0 means short_name */
+};
+
+/*
+ * The values an option's argument takes, for the completions
+ * (`--list-values OPT`): the option's long name, and its values
+ * space-separated, or "@events" for every event name (events_list()).
+ */
+struct sbx_option_values {
+	const char *option;
+	const char *values;
 };
 
 #define OPT_END { NULL, 0, NULL, NULL, 0 }
@@ -43,12 +54,16 @@ struct sbx_opts {
 	struct option *longopts;
 	char *shortopts;
 	char *arg;			/* the argument of the last option */
+	const struct sbx_option_values *values;	/* opts_values(); NULL-terminated */
 	int optind;			/* first operand once opts_next() ended */
 };
 
 /* Set up parsing of argv (argv[0] is the command name). */
 void opts_init(struct sbx_opts *p, const char *cmd, const char *const *usage,
 	       const struct sbx_option *opts, int argc, char **argv, unsigned flags);
+
+/* The values of options' arguments that `--list-values OPT` gives ({ NULL } ends them). */
+void opts_values(struct sbx_opts *p, const struct sbx_option_values *values);
 
 /*
  * The next option's id, with its argument in p->arg, or OPTS_END.

@@ -76,6 +76,12 @@ static const struct sbx_option profgen_options[] = {
 	OPT_END,
 };
 
+/* what the completions offer for the arguments (--list-values) */
+static const struct sbx_option_values profgen_values[] = {
+	{ "format", "text extbinary" },
+	{ NULL, NULL },
+};
+
 enum format { FMT_TEXT, FMT_EXTBINARY };
 
 /* One input: a perf.data, or perf script text (with a machine of its own). */
@@ -646,6 +652,7 @@ static int parse_args(struct profgen *g, int argc, char **argv)
 	int c, err = 0;
 
 	opts_init(&p, "profgen", profgen_usage, profgen_options, argc, argv, 0);
+	opts_values(&p, profgen_values);
 	while ((c = opts_next(&p)) != OPTS_END) {
 		switch (c) {
 		case 'o':

@@ -57,6 +57,13 @@ static const struct sbx_option record_options[] = {
 	OPT_END,
 };
 
+/* what the completions offer for the arguments (--list-values) */
+static const struct sbx_option_values record_values[] = {
+	{ "event", "@events" },
+	{ "clockid", "monotonic monotonic_raw realtime boottime tai" },
+	{ NULL, NULL },
+};
+
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t nr_stop_signals;
 static volatile sig_atomic_t stop_from_tty;
@@ -208,6 +215,7 @@ static int parse_args(struct rec *c, int argc, char **argv)
 
 	opts_init(&p, "record", record_usage, record_options, argc, argv,
 		  OPTS_STOP_AT_NON_OPTION);
+	opts_values(&p, record_values);
 	while ((opt = opts_next(&p)) != OPTS_END) {
 		switch (opt) {
 		case 'e':

@@ -65,6 +65,12 @@ static const struct sbx_option report_options[] = {
 	OPT_END,
 };
 
+/* what the completions offer for the arguments (--list-values) */
+static const struct sbx_option_values report_values[] = {
+	{ "sort", "pid comm dso sym" },
+	{ NULL, NULL },
+};
+
 struct report {
 	struct hist *hist;
 	struct hist_filter filter;
@@ -331,6 +337,7 @@ int cmd_report(int argc, char **argv)
 	r.demangle = true;
 	hist_parse_keys("comm,dso,sym", keys, &nr_keys);
 	opts_init(&p, "report", report_usage, report_options, argc, argv, 0);
+	opts_values(&p, report_values);
 	while ((c = opts_next(&p)) != OPTS_END) {
 		switch (c) {
 		case 'i':

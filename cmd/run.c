@@ -77,6 +77,21 @@ static const struct sbx_option run_options[] = {
 	OPT_END,
 };
 
+/* what the completions offer for the arguments (--list-values) */
+static const struct sbx_option_values run_values[] = {
+	{ "syntax", "att intel" },
+	{ "assembler", "as llvm-mc" },
+	{ "mode", "latency inverse_throughput" },
+	{ "repetition-mode", "duplicate loop min" },
+	{ "result-aggregation-mode", "min median mean min-variance" },
+	{ "aggregate", "min median mean min-variance" },
+	{ "counters", "@events" },
+	{ "cycle-counter", "auto cycles tsc task-clock" },
+	{ "format", "text yaml yaml-llvm14 json" },
+	{ "execution-mode", "subprocess inprocess" },
+	{ NULL, NULL },
+};
+
 enum format { FMT_TEXT, FMT_YAML, FMT_YAML_LLVM14, FMT_JSON };
 
 /* where results go: stdout, or the output of --benchmarks-file */
@@ -473,6 +488,7 @@ static int run_main(int argc, char **argv)
 	c.mo.tsc_reference = &c.tsc_reference;
 	c.fmt = sbx_globals.json ? FMT_JSON : FMT_TEXT;
 	opts_init(&p, "run", run_usage, run_options, argc, argv, 0);
+	opts_values(&p, run_values);
 	while ((c_opt = opts_next(&p)) != OPTS_END) {
 		err = 0;
 		switch (c_opt) {

@@ -58,6 +58,12 @@ static const struct sbx_option script_options[] = {
 	OPT_END,
 };
 
+/* what the completions offer for the arguments (--list-values) */
+static const struct sbx_option_values script_values[] = {
+	{ "fields", "comm pid tid cpu time period event ip sym symoff dso addr trace callchain" },
+	{ NULL, NULL },
+};
+
 enum field {
 	F_COMM, F_PID, F_TID, F_CPU, F_TIME, F_PERIOD, F_EVENT, F_IP, F_SYM, F_SYMOFF,
 	F_DSO, F_ADDR, F_TRACE, F_CALLCHAIN, NR_FIELDS
@@ -550,6 +556,7 @@ int cmd_script(int argc, char **argv)
 	s.json = sbx_globals.json;
 	s.demangle = true;
 	opts_init(&p, "script", script_usage, script_options, argc, argv, 0);
+	opts_values(&p, script_values);
 	while ((c = opts_next(&p)) != OPTS_END) {
 		switch (c) {
 		case 'i':

@@ -1,6 +1,7 @@
 # bash completion for sbx. The binary is the source of truth: commands come from
-# `sbx --list-cmds` and `sbx --list-plugins`, options from `sbx CMD --list-opts`;
-# what is known here is only what each command takes as operands.
+# `sbx --list-cmds` and `sbx --list-plugins`, options from `sbx CMD --list-opts`,
+# their values from `sbx CMD --list-values OPTION`; what is known here is only
+# which options take files and what each command takes as operands.
 
 _sbx() {
 	local cur=${COMP_WORDS[COMP_CWORD]}
@@ -42,9 +43,25 @@ _sbx() {
 		COMPREPLY=($(compgen -W "$("$sbx" "$cmd" --list-opts 2>/dev/null)" -- "$cur"))
 		return
 	fi
+	local prev=${COMP_WORDS[COMP_CWORD - 1]} values
+	# the values an option takes, from the binary (a comma list: after the last comma)
+	if [[ $prev == -* ]]; then
+		values=$("$sbx" "$cmd" --list-values "$prev" 2>/dev/null)
+		if [[ -n $values ]]; then
+			local head=
+			[[ $cur == *,* ]] && head=${cur%,*},
+			COMPREPLY=($(compgen -P "$head" -W "$values" -- "${cur##*,}"))
+			return
+		fi
+	fi
 	# the value of an option that takes a file
-	case ${COMP_WORDS[COMP_CWORD - 1]} in
-	-i | --input | -o | --output | --benchmarks-file | --dump-object-to-disk | \
+	case $prev in
+	-i | --input)	# perf.data files first: *.data, folders, and '-' for stdin
+		COMPREPLY=($(compgen -f -X '!*.data' -- "$cur") $(compgen -d -- "$cur"))
+		[[ ${#COMPREPLY[@]} -eq 0 ]] && COMPREPLY=($(compgen -f -- "$cur"))
+		return
+		;;
+	-o | --output | --benchmarks-file | --dump-object-to-disk | \
 	--binary | --perfdata | --perfscript | --unsymbolized-profile | --debug-binary | \
 	--debug-file)
 		COMPREPLY=($(compgen -f -- "$cur"))
@@ -53,12 +70,6 @@ _sbx() {
 	--jit-dir)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return
-		;;
-	--format)
-		if [[ $cmd == profgen ]]; then
-			COMPREPLY=($(compgen -W 'text extbinary' -- "$cur"))
-			return
-		fi
 		;;
 	esac
 	# what each command takes as operands

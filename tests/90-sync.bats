@@ -131,6 +131,42 @@ zsh_complete() {	# words…: completes the last word as zsh would (compadd recor
 	assert_output ''
 }
 
+@test "bash completion: option values come from the binary (events, tracepoints, sort keys, modes)" {
+	cd "$BATS_TEST_TMPDIR"
+	run -0 bash_complete "$SBX" run --mode ''
+	assert_output "$(printf 'inverse_throughput\nlatency')"
+	run -0 bash_complete "$SBX" run --repetition-mode l
+	assert_output loop
+	run -0 bash_complete "$SBX" record -e cpu-c
+	assert_output "$(printf 'cpu-clock\ncpu-cycles')"
+	# after a comma, the next one of the list
+	run -0 bash_complete "$SBX" record -e cpu-clock,page-f
+	assert_output cpu-clock,page-faults
+	run -0 bash_complete "$SBX" report -s comm,d
+	assert_output comm,dso
+	run -0 bash_complete "$SBX" script -F ti
+	assert_output "$(printf 'tid\ntime')"
+	run -0 bash_complete "$SBX" profgen --format e
+	assert_output extbinary
+	# tracepoints, from tracefs (mounted for the tracepoint tests)
+	if [ -d /sys/kernel/tracing/events/sched ]; then
+		run -0 bash_complete "$SBX" record -e sched:sched_swi
+		assert_output sched:sched_switch
+	fi
+	# the list itself: every name is one sbx record takes
+	run -0 sbx record --list-values -e
+	assert_line cpu-clock
+	assert_line task-clock
+	run -0 --separate-stderr sbx record -q -e "$(sbx record --list-values -e | grep -m1 '^sched:sched_switch$' || echo cpu-clock)" -o v.data -- true
+	# an option without a list of values: nothing
+	run -0 sbx report --list-values --pid
+	assert_output ''
+	# -i: perf.data files first
+	touch a.data b.txt
+	run -0 bash_complete "$SBX" report -i ''
+	assert_output "$(printf 'a.data\nv.data')"
+}
+
 @test "zsh completion: each command's operands, and the values that are files" {
 	command -v zsh >/dev/null || skip "zsh is not installed"
 	run -0 zsh_complete "$SBX" run ''
@@ -140,7 +176,12 @@ zsh_complete() {	# words…: completes the last word as zsh would (compadd recor
 	run -0 zsh_complete "$SBX" report ''
 	assert_output ''
 	run -0 zsh_complete "$SBX" script -i ''
-	assert_output 'FILES '
+	assert_output 'FILES -g *.data'
+	# the values of options, from the binary
+	run -0 zsh_complete "$SBX" run --mode ''
+	assert_output "$(printf 'inverse_throughput\nlatency')"
+	run -0 zsh_complete "$SBX" record -e cpu-c
+	assert_output "$(printf 'cpu-clock\ncpu-cycles')"
 	run -0 zsh_complete "$SBX" jit-inject --jit-dir ''
 	assert_output 'FILES -/'
 	run -0 zsh_complete "$SBX" jit-inject ''

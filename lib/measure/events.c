@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Event names to perf_event_attr: our tables, tracefs, then libpfm4. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <perfmon/pfmlib.h>
 #include <stdio.h>
@@ -259,6 +260,83 @@ static int unknown_event(const char *name)
 		return sbx_error(-ENOENT, "unknown event '%s' (did you mean %s?)", name, list);
 	return sbx_error(-ENOENT, "unknown event '%s' (software events such as task-clock, "
 			 "page-faults; tracepoints sys:name; raw rNNNN; libpfm4 names)", name);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The tracepoints under tracefs: "sys:name", sorted. */
+static void list_tracepoints(FILE *f)
+{
+	char dir[4096], sub[4608];
+	struct dirent *sys, *ev;
+	char **names = NULL;
+	size_t nr = 0, cap = 0;
+	DIR *d, *e;
+
+	if (events_tracefs_dir(dir, sizeof(dir) - 8))
+		return;
+	strcat(dir, "/events");
+	if (!(d = opendir(dir)))
+		return;
+	while ((sys = readdir(d))) {
+		if (sys->d_name[0] == '.' || sys->d_type != DT_DIR)
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, sys->d_name);
+		if (!(e = opendir(sub)))
+			continue;
+		while ((ev = readdir(e))) {
+			char *n;
+
+			if (ev->d_name[0] == '.' || ev->d_type != DT_DIR)
+				continue;
+			if (nr == cap) {
+				char **v = realloc(names, (cap = cap ? 2 * cap : 1024) * sizeof(*v));
+
+				if (!v)
+					break;
+				names = v;
+			}
+			if (asprintf(&n, "%s:%s", sys->d_name, ev->d_name) >= 0)
+				names[nr++] = n;
+		}
+		closedir(e);
+	}
+	closedir(d);
+	if (nr)
+		qsort(names, nr, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < nr; i++) {
+		fprintf(f, "%s\n", names[i]);
+		free(names[i]);
+	}
+	free(names);
+}
+
+void events_list(FILE *f)
+{
+	for (size_t i = 0; i < N_NAMED; i++)
+		fprintf(f, "%s\n", named_events[i].name);
+	list_tracepoints(f);
+	if (pfm_ready()) {
+		pfm_pmu_info_t pinfo;
+		pfm_event_info_t einfo;
+		int pmu;
+
+		pfm_for_all_pmus(pmu) {
+			memset(&pinfo, 0, sizeof(pinfo));
+			pinfo.size = sizeof(pinfo);
+			if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+				continue;
+			for (int e = pinfo.first_event; e != -1; e = pfm_get_event_next(e)) {
+				memset(&einfo, 0, sizeof(einfo));
+				einfo.size = sizeof(einfo);
+				if (pfm_get_event_info(e, PFM_OS_PERF_EVENT, &einfo) == PFM_SUCCESS)
+					fprintf(f, "%s::%s\n", pinfo.name, einfo.name);
+			}
+		}
+	}
 }
 
 int events_parse(const char *name, struct perf_event_attr *attr)

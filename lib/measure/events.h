@@ -10,6 +10,7 @@
 
 #include <linux/perf_event.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 
 /*
@@ -29,6 +30,14 @@
  * an unknown name, or another negative errno (e.g. tracefs not mounted).
  */
 int events_parse(const char *name, struct perf_event_attr *attr);
+
+/*
+ * Every event name events_parse() takes that can be listed, one per line,
+ * to f (what the shell completions offer): the named software and hardware
+ * events, the tracepoints of tracefs (sys:name, when it is mounted) and
+ * the libpfm4 events of the PMUs this machine has. Sorted within each kind.
+ */
+void events_list(FILE *f);
 
 /*
  * Can this machine count hardware cycles for us (a user-mode
