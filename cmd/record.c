@@ -90,7 +90,7 @@ struct rec {
 	char *event_lists[OPT_MAX_EVENTS];
 	int nr_lists;
 	bool freq_given, quiet;
-	bool kept_old;			/* the file replaced is now OUTPUT.old */
+	char *kept_old;			/* where the file replaced is now (OUTPUT.old) */
 	struct contain_limits limits;	/* --max-pids, --max-memory */
 	char **cmd_argv;		/* the command, or NULL for -p / -a */
 	struct record *r;
@@ -589,8 +589,17 @@ int cmd_record(int argc, char **argv)
 			"a lower -F)", (unsigned long long)stats->lost);
 	if (!stats->samples)
 		warning("no samples were recorded");
-	if (c.kept_old && !c.quiet)
-		fprintf(stderr, "sbx record: the previous %s is now %s.old\n", c.output, c.output);
+	if (c.kept_old && !c.quiet) {
+		struct stat st;
+
+		/* beside the file: the name given, or, through a link, where the link points */
+		if (!lstat(c.output, &st) && S_ISLNK(st.st_mode))
+			fprintf(stderr, "sbx record: the previous %s is now %s\n", c.output,
+				c.kept_old);
+		else
+			fprintf(stderr, "sbx record: the previous %s is now %s.old\n", c.output,
+				c.output);
+	}
 	if (!c.quiet)
 		fprintf(stderr, "[ sbx record: %llu samples, %llu lost, %.3f MB written to %s ]\n",
 			(unsigned long long)stats->samples, (unsigned long long)stats->lost,
@@ -606,6 +615,7 @@ fail_lib:
 	if (c.wl && c.started && !c.ended)
 		workload_cancel(c.wl);
 out:
+	free(c.kept_old);
 	perf_data_writer_abort(c.w);
 	dso_hits_free(c.hits);
 	workload_free(c.wl);

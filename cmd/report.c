@@ -93,14 +93,16 @@ static int add_chain(struct report *r, size_t event, const struct perf_sample *s
 
 	if (!s->callchain)
 		return hist_add_chain(r->hist, event, leaf, 1, s->period);
-	if (s->callchain_nr > r->cap_frames) {
-		struct addr_location *v = realloc(r->frames, s->callchain_nr * sizeof(*v));
+	if (s->callchain_nr + 1 > r->cap_frames) {
+		struct addr_location *v = realloc(r->frames, (s->callchain_nr + 1) * sizeof(*v));
 
 		if (!v)
 			return sbx_error(-ENOMEM, "out of memory");
 		r->frames = v;
-		r->cap_frames = s->callchain_nr;
+		r->cap_frames = s->callchain_nr + 1;
 	}
+	/* the sample's own row first: a chain may lack it (empty, or a precise IP) */
+	r->frames[n++] = *leaf;
 	for (uint64_t i = 0; i < s->callchain_nr; i++)
 		if (!perf_callchain_context(s->callchain[i], &mode))
 			machine_resolve(r->machine, s->pid, s->tid, mode, s->callchain[i],

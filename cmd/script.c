@@ -610,8 +610,8 @@ int cmd_script(int argc, char **argv)
 			break;
 		case OPT_FOLDED:
 			if (!s.stacks && !(s.stacks = stacks_new())) {
-				opts_finish(&p, c);
-				return error("out of memory");
+				ret = error("out of memory");
+				goto bad_option;
 			}
 			break;
 		default:

@@ -293,16 +293,20 @@ static void list_tracepoints(FILE *f)
 			if (ev->d_name[0] == '.' || ev->d_type != DT_DIR)
 				continue;
 			if (nr == cap) {
-				char **v = realloc(names, (cap = cap ? 2 * cap : 1024) * sizeof(*v));
+				size_t more = cap ? 2 * cap : 1024;
+				char **v = realloc(names, more * sizeof(*v));
 
 				if (!v)
 					break;
 				names = v;
+				cap = more;
 			}
 			if (asprintf(&n, "%s:%s", sys->d_name, ev->d_name) >= 0)
 				names[nr++] = n;
 		}
 		closedir(e);
+		if (nr == cap && ev)
+			break;	/* out of memory: what was listed so far */
 	}
 	closedir(d);
 	if (nr)

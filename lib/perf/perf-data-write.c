@@ -463,10 +463,9 @@ static void writer_free(struct perf_data_writer *w)
 	free(w);
 }
 
-void perf_data_writer_keep_old(struct perf_data_writer *w, bool *kept)
+void perf_data_writer_keep_old(struct perf_data_writer *w, char **kept)
 {
-	if (kept)
-		*kept = false;
+	*kept = NULL;
 	if (!w->pipe)
 		output_keep_old(w->out, kept);
 }

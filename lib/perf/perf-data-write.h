@@ -26,7 +26,7 @@ struct perf_data_writer;
 int perf_data_writer_open(const char *path, struct perf_data_writer **out);
 
 /* File mode: keep the file replaced as PATH.old (output_keep_old()); a stream: nothing. */
-void perf_data_writer_keep_old(struct perf_data_writer *w, bool *kept);
+void perf_data_writer_keep_old(struct perf_data_writer *w, char **kept);
 
 /* True when w writes pipe mode (its output is a stream). */
 bool perf_data_writer_is_pipe(const struct perf_data_writer *w);

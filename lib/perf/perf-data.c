@@ -1080,6 +1080,11 @@ static int zstd_start(struct perf_data *d)
 	uint32_t type, mmap_len;
 	size_t len;
 
+	if ((d->broken_feat & (1ULL << HEADER_COMPRESSED)) && d->data_claimed) {
+		/* the data was cut short and the feature with it: zstd, perf's biggest mmap */
+		mmap_len = ZSTD_MMAP_LEN_MAX;
+		goto start;
+	}
 	if (d->broken_feat & (1ULL << HEADER_COMPRESSED))
 		return sbx_error(-EINVAL, "COMPRESSED record at offset %llu, but the "
 				 "HEADER_COMPRESSED feature runs past the end of the file "
@@ -1096,6 +1101,7 @@ static int zstd_start(struct perf_data *d)
 				 "supported (only 1, zstd)", type);
 	if (!mmap_len || mmap_len > ZSTD_MMAP_LEN_MAX)
 		return sbx_error(-EINVAL, "HEADER_COMPRESSED: mmap_len %u is out of range", mmap_len);
+start:
 	/*
 	 * perf compresses one ring buffer flush (at most mmap_len bytes) into
 	 * COMPRESSED records with one zstd stream that it flushes, never ends;
@@ -1401,6 +1407,10 @@ static int next_raw(struct perf_data *d, const struct perf_event_header **out)
 				return sbx_error(-EINVAL, "truncated tracing data");
 			d->tracing_ref = d->tracing;
 		} else {
+			if (size > d->data_end - d->pos && d->data_claimed) {
+				d->pos -= h.size;	/* back to the record: where the data ends */
+				return cut_short(d);
+			}
 			if (size > d->data_end - d->pos)
 				return sbx_error(-EINVAL, "truncated tracing data");
 			d->tracing_ref = d->map + d->pos;

@@ -21,8 +21,7 @@ struct hist {
 	size_t nr_events;
 	uint64_t total;
 	bool by_children;
-	struct hist_row **seen;		/* hist_add_chain(): the rows of one stack */
-	size_t cap_seen;
+	uint64_t stacks;		/* hist_add_chain()'s calls: a stamp per stack */
 };
 
 struct hist *hist_new(const enum hist_key *keys, size_t nr_keys)
@@ -54,7 +53,6 @@ void hist_free(struct hist *h)
 		free(r);
 	hashmap_release(&h->rows);
 	free(h->sorted);
-	free(h->seen);
 	free(h->event_samples);
 	free(h->event_period);
 	free(h);
@@ -231,30 +229,18 @@ int hist_add(struct hist *h, size_t event, const struct addr_location *al, uint6
 int hist_add_chain(struct hist *h, size_t event, const struct addr_location *frames, size_t nr,
 		   uint64_t period)
 {
-	size_t n = 0;
-
 	if (grow_events(h, event + 1))
 		return sbx_error(-ENOMEM, "out of memory");
-	if (nr > h->cap_seen) {
-		struct hist_row **v = realloc(h->seen, nr * sizeof(*v));
-
-		if (!v)
-			return sbx_error(-ENOMEM, "out of memory");
-		h->seen = v;
-		h->cap_seen = nr;
-	}
+	h->stacks++;
 	for (size_t i = 0; i < nr; i++) {
 		struct hist_row *row = row_of(h, event, &frames[i]);
-		size_t k;
 
 		if (!row)
 			return sbx_error(-ENOMEM, "out of memory");
 		/* a row once per stack, however deep the recursion */
-		for (k = 0; k < n && h->seen[k] != row; k++)
-			;
-		if (k < n)
+		if (row->stack_seen == h->stacks)
 			continue;
-		h->seen[n++] = row;
+		row->stack_seen = h->stacks;
 		row->children_samples++;
 		row->children += period;
 	}

@@ -36,6 +36,7 @@ struct hist_row {
 	uint64_t samples, period;
 	/* hist_add_chain(): samples and period of the stacks that hold the row (self included) */
 	uint64_t children_samples, children;
+	uint64_t stack_seen;		/* internal: the last stack that counted it */
 };
 
 /* Which samples count: an empty list lets every value through. */

@@ -28,7 +28,8 @@ struct output {
 	mode_t mode;
 	FILE *stream;
 	int write_errno;	/* the stream's first failed write(2), for the message */
-	bool *keep_old;		/* output_keep_old(): keep the replaced file as .old */
+	char **keep_old;	/* output_keep_old(): where to say the .old file is */
+	char *old_link;		/* at commit: the file replaced, linked under a temporary name */
 };
 
 static void output_free(struct output *o)
@@ -324,30 +325,47 @@ static void sync_dir(const char *dir)
 	}
 }
 
-void output_keep_old(struct output *o, bool *kept)
+void output_keep_old(struct output *o, char **kept)
 {
-	static bool ignored;
-
-	o->keep_old = kept ? kept : &ignored;
-	*o->keep_old = false;
+	o->keep_old = kept;
+	*kept = NULL;
 }
 
-/* The file about to be replaced, linked (else moved) to TARGET.old. */
-static void keep_old(struct output *o)
+/*
+ * Before the new file goes in: the one it replaces, hard-linked under a
+ * temporary name beside it (the target stays in place, and an older .old
+ * too, until the new file is in). No link, no .old: nothing is moved.
+ */
+static void link_old(struct output *o)
 {
 	struct stat st;
-	char *old;
 
 	if (stat(o->target, &st) || !S_ISREG(st.st_mode) || !st.st_size ||
-	    asprintf(&old, "%s.old", o->target) < 0)
-		return;
-	/* a link: the target stays in place until the new file replaces it */
-	if (unlink(old) && errno != ENOENT) {
-		free(old);
+	    asprintf(&o->old_link, "%s.old" TMP_TAG "%d", o->target, (int)getpid()) < 0) {
+		o->old_link = NULL;
 		return;
 	}
-	*o->keep_old = !link(o->target, old) || !rename(o->target, old);
-	free(old);
+	unlink(o->old_link);
+	if (link(o->target, o->old_link)) {
+		free(o->old_link);
+		o->old_link = NULL;
+	}
+}
+
+/* After it: the link becomes TARGET.old (committed), or goes (failed). */
+static void finish_old(struct output *o, bool committed)
+{
+	char *old = NULL;
+
+	if (!o->old_link)
+		return;
+	if (committed && asprintf(&old, "%s.old", o->target) >= 0 && !rename(o->old_link, old))
+		*o->keep_old = old;
+	else
+		free(old);
+	unlink(o->old_link);	/* still there only when it was not renamed */
+	free(o->old_link);
+	o->old_link = NULL;
 }
 
 int output_commit(struct output *o)
@@ -360,7 +378,7 @@ int output_commit(struct output *o)
 		return 0;
 	err = flush_sync(o);
 	if (!err && !o->direct && o->keep_old)
-		keep_old(o);
+		link_old(o);
 	/* an unnamed file is named while its descriptor is open */
 	if (!err && !o->direct && !o->tmp)
 		err = name_unnamed(o, &name, &in_place);
@@ -378,6 +396,7 @@ int output_commit(struct output *o)
 		if (!err)
 			sync_dir(o->dir);
 	}
+	finish_old(o, !err);
 	free(name);
 	output_free(o);
 	return err;

@@ -58,12 +58,12 @@ FILE *output_stream(struct output *o);
 
 /*
  * At output_commit(), keep the file being replaced (a regular file that is
- * not empty) as PATH.old, as perf record keeps perf.data.old: an older
- * PATH.old goes. *kept (may be NULL) then says whether there was one. Not
- * for streams. Keeping it failing is a warning in the caller's hands: the
- * new file is written all the same (*kept false).
+ * not empty) as TARGET.old (beside the file a link points to), as perf
+ * record keeps perf.data.old; an older TARGET.old goes only then. *kept
+ * gets that path (free it) when it was kept, else stays NULL: on a failed
+ * commit, or where the file system takes no hard link. Not for streams.
  */
-void output_keep_old(struct output *o, bool *kept);
+void output_keep_old(struct output *o, char **kept);
 
 /* True when the output is written directly (stdout, FIFO, device, socket): no seeking. */
 bool output_is_stream(const struct output *o);
