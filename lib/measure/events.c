@@ -226,6 +226,48 @@ static void consider(struct candidates *c, const char *want, const char *name)
 	snprintf(c->names[i], sizeof(c->names[i]), "%s", name);
 }
 
+/* fn(pmu, event, ctx) for every libpfm4 event of the PMUs this machine has. */
+static void for_each_pfm_event(void (*fn)(const char *pmu, const char *event, void *ctx),
+			       void *ctx)
+{
+	pfm_pmu_info_t pinfo;
+	pfm_event_info_t einfo;
+	int pmu;
+
+	if (!pfm_ready())
+		return;
+	pfm_for_all_pmus(pmu) {
+		memset(&pinfo, 0, sizeof(pinfo));
+		pinfo.size = sizeof(pinfo);
+		if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
+			continue;
+		for (int e = pinfo.first_event; e != -1; e = pfm_get_event_next(e)) {
+			memset(&einfo, 0, sizeof(einfo));
+			einfo.size = sizeof(einfo);
+			if (pfm_get_event_info(e, PFM_OS_PERF_EVENT, &einfo) == PFM_SUCCESS)
+				fn(pinfo.name, einfo.name, ctx);
+		}
+	}
+}
+
+struct consider_ctx {
+	struct candidates *c;
+	const char *name;
+};
+
+static void consider_pfm(const char *pmu, const char *event, void *ctx)
+{
+	struct consider_ctx *x = ctx;
+
+	(void)pmu;
+	consider(x->c, x->name, event);
+}
+
+static void print_pfm(const char *pmu, const char *event, void *ctx)
+{
+	fprintf(ctx, "%s::%s\n", pmu, event);
+}
+
 static int unknown_event(const char *name)
 {
 	struct candidates c = { .n = 0 };
@@ -233,24 +275,7 @@ static int unknown_event(const char *name)
 
 	for (size_t i = 0; i < N_NAMED; i++)
 		consider(&c, name, named_events[i].name);
-	if (pfm_ready()) {
-		pfm_pmu_info_t pinfo;
-		pfm_event_info_t einfo;
-		int pmu;
-
-		pfm_for_all_pmus(pmu) {
-			memset(&pinfo, 0, sizeof(pinfo));
-			pinfo.size = sizeof(pinfo);
-			if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
-				continue;
-			for (int e = pinfo.first_event; e != -1; e = pfm_get_event_next(e)) {
-				memset(&einfo, 0, sizeof(einfo));
-				einfo.size = sizeof(einfo);
-				if (pfm_get_event_info(e, PFM_OS_PERF_EVENT, &einfo) == PFM_SUCCESS)
-					consider(&c, name, einfo.name);
-			}
-		}
-	}
+	for_each_pfm_event(consider_pfm, &(struct consider_ctx){ &c, name });
 	for (int i = 0; i < c.n; i++) {
 		size_t l = strlen(list);
 
@@ -323,24 +348,7 @@ void events_list(FILE *f)
 	for (size_t i = 0; i < N_NAMED; i++)
 		fprintf(f, "%s\n", named_events[i].name);
 	list_tracepoints(f);
-	if (pfm_ready()) {
-		pfm_pmu_info_t pinfo;
-		pfm_event_info_t einfo;
-		int pmu;
-
-		pfm_for_all_pmus(pmu) {
-			memset(&pinfo, 0, sizeof(pinfo));
-			pinfo.size = sizeof(pinfo);
-			if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present)
-				continue;
-			for (int e = pinfo.first_event; e != -1; e = pfm_get_event_next(e)) {
-				memset(&einfo, 0, sizeof(einfo));
-				einfo.size = sizeof(einfo);
-				if (pfm_get_event_info(e, PFM_OS_PERF_EVENT, &einfo) == PFM_SUCCESS)
-					fprintf(f, "%s::%s\n", pinfo.name, einfo.name);
-			}
-		}
-	}
+	for_each_pfm_event(print_pfm, f);
 }
 
 int events_parse(const char *name, struct perf_event_attr *attr)
