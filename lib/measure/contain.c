@@ -17,6 +17,7 @@
 
 #include "measure/contain.h"
 #include "util/error.h"
+#include "util/strlist.h"
 
 /* One cgroup of ours: in the v2 hierarchy, or in a v1 one (pids, memory). */
 struct cg {
@@ -39,6 +40,16 @@ static struct {
 
 /* ------------------------------------------------------------ finding cgroups */
 
+/* Whether the comma list list holds word (a mount's options, a cgroup's controllers). */
+static bool in_list(const char *list, const char *word)
+{
+	struct strlist l = STRLIST_INIT;
+	bool in = !strlist_split(&l, list, ',') && strlist_has(&l, word);
+
+	strlist_release(&l);
+	return in;
+}
+
 /*
  * The mount point of the cgroup hierarchy of fstype ("cgroup2", or "cgroup"
  * with controller among its super options) and the root of the mount; 0 or -1.
@@ -60,15 +71,8 @@ static int find_mount(const char *fstype, const char *controller, char *mnt, siz
 		if (!dash || sscanf(line, "%*s %*s %*s %4095s %4095s", r, m) != 2 ||
 		    sscanf(dash + 3, "%63s %*s %1023s", type, opts) != 2 || strcmp(type, fstype))
 			continue;
-		if (controller) {
-			bool found = false;
-
-			for (char *save, *t = strtok_r(opts, ",", &save); t && !found;
-			     t = strtok_r(NULL, ",", &save))
-				found = !strcmp(t, controller);
-			if (!found)
-				continue;
-		}
+		if (controller && !in_list(opts, controller))
+			continue;
 		/* mountinfo escapes spaces and the like as \ooo: such paths are not ours */
 		if (strchr(m, '\\') || strchr(r, '\\'))
 			continue;
@@ -102,14 +106,8 @@ static int own_path(const char *controller, char *path, size_t len)
 		if (!controller) {
 			if (strcmp(line, "0") || *ctl)
 				continue;
-		} else {
-			bool found = false;
-
-			for (char *save, *t = strtok_r(ctl, ",", &save); t && !found;
-			     t = strtok_r(NULL, ",", &save))
-				found = !strcmp(t, controller);
-			if (!found)
-				continue;
+		} else if (!in_list(ctl, controller)) {
+			continue;
 		}
 		snprintf(path, len, "%s", p);
 		ret = 0;
@@ -175,19 +173,36 @@ static char *make_cgroup(const char *parent)
 }
 
 /*
- * SIGKILL every process in dir, until none is left (at most about a
- * second: what is stuck in the kernel is left to the rmdir's failure); the
- * number signalled.
+ * The cgroups below dir, deepest first, then dir itself: visit(path) for
+ * each; the sum of what it returns. An sbx run inside sbx record has its
+ * own cgroup below ours.
  */
-/* SIGKILL the processes of dir and of the cgroups below it (one pass); how many. */
-static size_t kill_tree(const char *dir, int depth)
+static size_t walk_tree(const char *dir, int depth, size_t (*visit)(const char *dir))
+{
+	DIR *d = depth < 16 ? opendir(dir) : NULL;
+	struct dirent *de;
+	size_t n = 0;
+
+	while (d && (de = readdir(d))) {
+		char sub[PATH_MAX];
+
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+		n += walk_tree(sub, depth + 1, visit);
+	}
+	if (d)
+		closedir(d);
+	return n + visit(dir);
+}
+
+/* SIGKILL the processes of one cgroup (one pass); how many. */
+static size_t kill_procs(const char *dir)
 {
 	char path[PATH_MAX];
-	struct dirent *de;
 	size_t n = 0;
 	long pid;
 	FILE *f;
-	DIR *d;
 
 	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
 	if ((f = fopen(path, "re"))) {
@@ -195,18 +210,13 @@ static size_t kill_tree(const char *dir, int depth)
 			n += kill((pid_t)pid, SIGKILL) == 0;
 		fclose(f);
 	}
-	/* an sbx run inside sbx record has its own cgroup below ours */
-	if (depth < 16 && (d = opendir(dir))) {
-		while ((de = readdir(d))) {
-			if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") ||
-			    !strcmp(de->d_name, ".."))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-			n += kill_tree(path, depth + 1);
-		}
-		closedir(d);
-	}
 	return n;
+}
+
+/* Remove one emptied cgroup; 1 when it went. */
+static size_t remove_dir(const char *dir)
+{
+	return rmdir(dir) == 0;
 }
 
 static double now(void)
@@ -228,7 +238,7 @@ static size_t kill_cgroup(const struct cg *c, double deadline)
 
 	if (c->v2)
 		write_file(c->dir, "cgroup.kill", "1");	/* Linux 5.14; the tree below too */
-	while ((n = kill_tree(c->dir, 0))) {
+	while ((n = walk_tree(c->dir, 0, kill_procs))) {
 		total += n;
 		if (now() > deadline)
 			break;
@@ -237,31 +247,12 @@ static size_t kill_cgroup(const struct cg *c, double deadline)
 	return total;
 }
 
-/* Remove the cgroups below dir (an sbx run inside sbx record makes its own there). */
-static void remove_below(const char *dir, int depth)
-{
-	DIR *d = depth < 16 ? opendir(dir) : NULL;
-	struct dirent *de;
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char sub[PATH_MAX];
-
-		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
-		remove_below(sub, depth + 1);
-		rmdir(sub);
-	}
-	closedir(d);
-}
-
 static void remove_cgroup(const struct cg *c, double deadline)
 {
 	/* emptied: its last processes may take a moment to leave */
 	for (;;) {
-		remove_below(c->dir, 0);
+		walk_tree(c->dir, 0, remove_dir);
+		/* gone (ENOENT now), or why not: busy is worth another round */
 		if (!rmdir(c->dir) || errno != EBUSY || now() > deadline)
 			break;
 		kill_cgroup(c, deadline);
