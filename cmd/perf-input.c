@@ -142,21 +142,20 @@ void perf_input_close(struct perf_input *in)
 	in->data = NULL;
 }
 
-int perf_input_parse_ids(struct strlist *l, const char *arg, const char **bad)
+int perf_input_id_option(struct sbx_opts *p, const char *opt, struct strlist *l)
 {
 	size_t from = l->nr;
 
-	if (strlist_split(l, arg, ','))
+	if (strlist_split(l, p->arg, ','))
 		return -ENOMEM;
 	for (size_t i = from; i < l->nr; i++) {
 		const char *v = l->items[i];
 
 		/* decimal, no sign, no leading zero: the text the columns compare with */
 		if (!*v || strspn(v, "0123456789") != strlen(v) || (v[0] == '0' && v[1]) ||
-		    strlen(v) > 10) {
-			*bad = v;
-			return -EINVAL;
-		}
+		    strlen(v) > 10)
+			return opts_usage_error(p, "--%s takes %s ids (numbers), not '%s'", opt,
+						!strcmp(opt, "pid") ? "process" : "thread", v);
 	}
 	return 0;
 }

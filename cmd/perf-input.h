@@ -9,6 +9,7 @@
  * samples, unparsable samples, unknown records) printed the same way.
  */
 
+#include "parse-options.h"
 #include "jit/inject.h"
 #include "symbol/addrspace.h"
 #include "symbol/dso.h"
@@ -58,10 +59,10 @@ uint64_t perf_input_samples(const struct perf_input *in);
 void perf_input_close(struct perf_input *in);
 
 /*
- * Add the comma-separated ids of arg (--pid, --tid: decimal, as the
- * columns print them) to l. 0; -EINVAL with *bad pointing at the first
- * item that is not one (in l, valid until l is released); -ENOMEM.
+ * --pid or --tid (opt, without the dashes): add the comma-separated ids of
+ * p->arg (decimal, as the columns print them) to l. 0; -ENOMEM (nothing
+ * said); or the usage error's exit code, said, for an item that is not one.
  */
-int perf_input_parse_ids(struct strlist *l, const char *arg, const char **bad);
+int perf_input_id_option(struct sbx_opts *p, const char *opt, struct strlist *l);
 
 #endif

@@ -356,21 +356,14 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case OPT_PID:
-		case OPT_TID: {
-			const char *bad = NULL;
-
-			err = perf_input_parse_ids(c == OPT_PID ? &r.filter.pids : &r.filter.tids,
-						   p.arg, &bad);
-			if (err == -ENOMEM)
-				goto out_opts;
+		case OPT_TID:
+			err = perf_input_id_option(&p, c == OPT_PID ? "pid" : "tid",
+						   c == OPT_PID ? &r.filter.pids : &r.filter.tids);
 			if (err) {
-				ret = opts_usage_error(&p, "--%s takes %s ids (numbers), not '%s'",
-						       c == OPT_PID ? "pid" : "tid",
-						       c == OPT_PID ? "process" : "thread", bad);
+				ret = err == -ENOMEM ? EXIT_FAILED : err;
 				goto out_opts;
 			}
 			break;
-		}
 		case OPT_STDIO:
 			break;	/* perf's spelling of what sbx report always does */
 		case OPT_CHILDREN:

@@ -395,12 +395,6 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 }
 
 /* MMAP/MMAP2/COMM/FORK/EXIT records, when asked for. */
-static const char *unknown_comm(uint32_t tid, char *buf, size_t len)
-{
-	snprintf(buf, len, ":%d", (int32_t)tid);
-	return buf;
-}
-
 static void print_other(struct script *s, const struct perf_event_header *rec,
 			const struct perf_sample *smp)
 {
@@ -412,7 +406,6 @@ static void print_other(struct script *s, const struct perf_event_header *rec,
 	json_object *o = NULL;
 	uint32_t pid, tid;
 	const char *comm;
-	char comm_buf[16];
 
 	switch (rec->type) {
 	case PERF_RECORD_MMAP:
@@ -435,12 +428,10 @@ static void print_other(struct script *s, const struct perf_event_header *rec,
 		tid = t.tid;
 		break;
 	}
-	/* the record's thread, as perf script names it */
-	comm = machine_comm(s->machine, tid);
-	if (!comm && (tid == 0 || tid == (uint32_t)-1))
-		comm = "swapper";
-	else if (!comm)
-		comm = unknown_comm(tid, comm_buf, sizeof(comm_buf));
+	/* the record's thread, as perf script names it (pid -1: the kernel's) */
+	comm = tid == (uint32_t)-1 ? "swapper" : machine_thread_name(s->machine, tid);
+	if (!comm)
+		return;
 	if (s->json) {
 		o = json_object_new_object();
 		json_object_object_add(o, "event", json_object_new_string(what));
@@ -584,15 +575,12 @@ int cmd_script(int argc, char **argv)
 			break;
 		case OPT_PID:
 		case OPT_TID: {
-			const char *bad = NULL;
-			int err = perf_input_parse_ids(c == OPT_PID ? &s.filter.pids :
-						       &s.filter.tids, p.arg, &bad);
+			int err = perf_input_id_option(&p, c == OPT_PID ? "pid" : "tid",
+						       c == OPT_PID ? &s.filter.pids :
+						       &s.filter.tids);
 
 			if (err) {
-				ret = err == -ENOMEM ? error("out of memory") :
-				      opts_usage_error(&p, "--%s takes %s ids (numbers), not '%s'",
-						       c == OPT_PID ? "pid" : "tid",
-						       c == OPT_PID ? "process" : "thread", bad);
+				ret = err == -ENOMEM ? error("out of memory") : err;
 				goto bad_option;
 			}
 			s.filtered = true;

@@ -9,6 +9,7 @@
 #include "profile/stacks.h"
 #include "symbol/dso.h"
 #include "util/error.h"
+#include "util/bytes.h"
 #include "util/hashmap.h"
 
 /* One unique stack: "comm;outer;…;leaf". */
@@ -28,10 +29,9 @@ struct stacks {
 	struct hashmap map;	/* struct stack */
 	struct hashmap dsos;	/* struct frame_dso */
 	uint64_t samples;
-	char *buf;		/* the key being built */
-	size_t len, cap;
+	struct bytes key;	/* the key being built */
 	struct { const char *sym, *dso; } *frames;	/* a sample's, leaf first */
-	size_t cap_frames;
+	size_t nr_frames, cap_frames;
 };
 
 struct stacks *stacks_new(void)
@@ -53,7 +53,7 @@ void stacks_free(struct stacks *st)
 	}
 	hashmap_release(&st->map);
 	hashmap_release(&st->dsos);
-	free(st->buf);
+	free(st->key.p);
 	free(st->frames);
 	free(st);
 }
@@ -70,44 +70,24 @@ size_t stacks_nr(const struct stacks *st)
 
 /* ------------------------------------------------------------------ keys */
 
-static int reserve(struct stacks *st, size_t more)
-{
-	if (st->len + more + 1 > st->cap) {
-		size_t cap = st->cap ? st->cap : 256;
-		char *b;
-
-		while (st->len + more + 1 > cap)
-			cap *= 2;
-		b = realloc(st->buf, cap);
-		if (!b)
-			return -ENOMEM;
-		st->buf = b;
-		st->cap = cap;
-	}
-	return 0;
-}
-
 /*
  * Append a frame name as the folded format has it: C++ argument lists cut
  * off (but "(anonymous namespace)" kept), ';' made ':'. For the comm
  * (is_comm), spaces made '_' instead.
  */
-static int append_name(struct stacks *st, const char *name, bool is_comm)
+static void append_name(struct stacks *st, const char *name, bool is_comm)
 {
 	static const char anon[] = "(anonymous namespace)";
-	size_t n = strlen(name);
+	struct bytes *b = &st->key;
 
-	if (reserve(st, n + 1))
-		return -ENOMEM;
-	if (st->len)
-		st->buf[st->len++] = ';';
-	for (size_t i = 0; i < n; i++) {
+	if (b->len)
+		bytes_put_u8(b, ';');
+	for (size_t i = 0; name[i]; i++) {
 		char c = name[i];
 
 		if (!is_comm && c == '(' && i > 0) {
 			if (!strncmp(name + i, anon, sizeof(anon) - 1)) {
-				memcpy(st->buf + st->len, anon, sizeof(anon) - 1);
-				st->len += sizeof(anon) - 1;
+				bytes_put(b, anon, sizeof(anon) - 1);
 				i += sizeof(anon) - 2;
 				continue;
 			}
@@ -116,14 +96,12 @@ static int append_name(struct stacks *st, const char *name, bool is_comm)
 		/* quotes are dropped from names (they would end an SVG attribute) */
 		if (!is_comm && (c == '"' || c == '\''))
 			continue;
-		st->buf[st->len++] = c == ';' ? ':' : is_comm && c == ' ' ? '_' : c;
+		bytes_put_u8(b, c == ';' ? ':' : is_comm && c == ' ' ? '_' : c);
 	}
-	st->buf[st->len] = 0;
-	return 0;
 }
 
 /* A frame without a symbol: "[base name of the DSO]", or "[unknown]". */
-static int append_unknown(struct stacks *st, const char *dso)
+static void append_unknown(struct stacks *st, const char *dso)
 {
 	const char *base = dso ? strrchr(dso, '/') : NULL;
 	char b[512];
@@ -131,7 +109,7 @@ static int append_unknown(struct stacks *st, const char *dso)
 	/* as stackcollapse-perf has it: [kernel.kallsyms] becomes [[kernel.kallsyms]] */
 	base = base ? base + 1 : dso;
 	snprintf(b, sizeof(b), "[%s]", base && *base ? base : "unknown");
-	return append_name(st, b, true);
+	append_name(st, b, true);
 }
 
 static bool stack_is(const void *entry, const void *key)
@@ -139,26 +117,48 @@ static bool stack_is(const void *entry, const void *key)
 	return !strcmp(((const struct stack *)entry)->key, key);
 }
 
+/* A frame name: len bytes at p, not NUL-terminated in the key being built. */
+struct name_ref {
+	const char *p;
+	size_t len;
+};
+
 static bool frame_is(const void *entry, const void *key)
 {
-	return !strcmp(((const struct frame_dso *)entry)->name, key);
+	const struct frame_dso *f = entry;
+	const struct name_ref *r = key;
+
+	return !strncmp(f->name, r->p, r->len) && !f->name[r->len];
 }
 
-/* Remember the DSO of the frame name at buf[from..] (the first one seen). */
+/* The DSO of a frame name, or NULL. */
+static const struct frame_dso *frame_dso(const struct stacks *st, const char *name)
+{
+	struct name_ref r = { name, strlen(name) };
+
+	return hashmap_get(&st->dsos, hash_bytes(r.p, r.len), frame_is, &r);
+}
+
+/* Remember the DSO of the frame name at key[from..] (the first one seen). */
 static int note_dso(struct stacks *st, size_t from, const char *dso)
 {
-	const char *name = st->buf + from + (from > 0);
-	uint64_t h = hash_str(name);
+	struct name_ref r = { (const char *)st->key.p + from + (from > 0), 0 };
+	uint64_t h;
 	struct frame_dso *f;
 
-	if (!dso || hashmap_get(&st->dsos, h, frame_is, name))
+	if (!dso || st->key.failed)
 		return 0;
-	f = malloc(sizeof(*f) + strlen(name) + 1);
+	r.len = st->key.len - from - (from > 0);
+	h = hash_bytes(r.p, r.len);
+	if (hashmap_get(&st->dsos, h, frame_is, &r))
+		return 0;
+	f = malloc(sizeof(*f) + r.len + 1);
 	if (!f || !(f->dso = strdup(dso))) {
 		free(f);
 		return -ENOMEM;
 	}
-	strcpy(f->name, name);
+	memcpy(f->name, r.p, r.len);
+	f->name[r.len] = 0;
 	if (hashmap_put(&st->dsos, h, f)) {
 		free(f->dso);
 		free(f);
@@ -167,9 +167,10 @@ static int note_dso(struct stacks *st, size_t from, const char *dso)
 	return 0;
 }
 
-static int add_frame(struct stacks *st, const char *sym, const char *dso)
+/* One frame of the sample being counted, as resolved. */
+static int add_frame(struct stacks *st, const struct addr_location *al, bool demangle)
 {
-	if (st->len + 1 > st->cap_frames || !st->frames) {
+	if (st->nr_frames == st->cap_frames) {
 		size_t cap = st->cap_frames ? 2 * st->cap_frames : 64;
 		void *v = realloc(st->frames, cap * sizeof(*st->frames));
 
@@ -178,9 +179,10 @@ static int add_frame(struct stacks *st, const char *sym, const char *dso)
 		st->frames = v;
 		st->cap_frames = cap;
 	}
-	st->frames[st->len].sym = sym;
-	st->frames[st->len].dso = dso;
-	st->len++;
+	st->frames[st->nr_frames].sym = !al->sym ? NULL : al->dso ?
+		dso_symbol_name(al->dso, al->sym, demangle) : al->sym->name;
+	st->frames[st->nr_frames].dso = al->dso ? al->dso->path : NULL;
+	st->nr_frames++;
 	return 0;
 }
 
@@ -188,61 +190,52 @@ int stacks_add_sample(struct stacks *st, struct machine *m, const struct perf_sa
 		      bool demangle)
 {
 	uint8_t mode = s->cpumode;
-	size_t nr = 0;
+	const char *comm;
 	struct addr_location al;
 	struct stack *e;
 	uint64_t h;
 	int err = 0;
 
-	/* the frames, leaf first (st->len counts them here) */
-	st->len = 0;
+	/* the frames, leaf first */
+	st->nr_frames = 0;
 	for (uint64_t i = 0; i < s->callchain_nr && !err; i++) {
-		uint64_t ip = s->callchain[i];
-
-		if (perf_callchain_context(ip, &mode))
+		if (perf_callchain_context(s->callchain[i], &mode))
 			continue;
-		machine_resolve(m, s->pid, s->tid, mode, ip, &al);
-		err = add_frame(st, al.sym ? (al.dso ? dso_symbol_name(al.dso, al.sym, demangle) :
-					      al.sym->name) : NULL, al.dso ? al.dso->path : NULL);
+		machine_resolve(m, s->pid, s->tid, mode, s->callchain[i], &al);
+		err = add_frame(st, &al, demangle);
 	}
 	if (!err && !s->callchain) {
 		machine_resolve(m, s->pid, s->tid, s->cpumode, s->ip, &al);
-		err = add_frame(st, al.sym ? (al.dso ? dso_symbol_name(al.dso, al.sym, demangle) :
-					      al.sym->name) : NULL, al.dso ? al.dso->path : NULL);
+		err = add_frame(st, &al, demangle);
 	}
-	nr = st->len;
-	/* the key: comm, then the frames from the outermost */
-	st->len = 0;
-	if (!err) {
-		const char *comm = machine_comm(m, s->tid);
-		char unknown[16];
-
-		/* a thread without a COMM record: ":TID", as perf script shows it */
-		if (!comm) {
-			snprintf(unknown, sizeof(unknown), ":%u", s->tid);
-			comm = unknown;
-		}
-		err = append_name(st, comm, true);
-	}
-	for (size_t i = nr; i-- > 0 && !err;) {
-		size_t from = st->len;
-
-		err = st->frames[i].sym ? append_name(st, st->frames[i].sym, false) :
-					  append_unknown(st, st->frames[i].dso);
-		if (!err)
-			err = note_dso(st, from, st->frames[i].dso);
-	}
-	if (err)
+	/* the key: the thread's name as samples show it, then the frames from the outermost */
+	comm = machine_thread_name(m, s->tid);
+	if (err || !comm)
 		return sbx_error(-ENOMEM, "out of memory");
-	h = hash_str(st->buf);
-	e = hashmap_get(&st->map, h, stack_is, st->buf);
+	st->key.len = 0;
+	append_name(st, comm, true);
+	for (size_t i = st->nr_frames; i-- > 0 && !err;) {
+		size_t from = st->key.len;
+
+		if (st->frames[i].sym)
+			append_name(st, st->frames[i].sym, false);
+		else
+			append_unknown(st, st->frames[i].dso);
+		err = note_dso(st, from, st->frames[i].dso);
+	}
+	bytes_put_u8(&st->key, 0);
+	if (err || st->key.failed)
+		return sbx_error(-ENOMEM, "out of memory");
+	st->key.len--;
+	h = hash_str((const char *)st->key.p);
+	e = hashmap_get(&st->map, h, stack_is, st->key.p);
 	if (!e) {
-		e = malloc(sizeof(*e) + st->len + 1);
+		e = malloc(sizeof(*e) + st->key.len + 1);
 		if (!e)
 			return sbx_error(-ENOMEM, "out of memory");
 		e->n = 0;
-		e->len = st->len;
-		memcpy(e->key, st->buf, st->len + 1);
+		e->len = st->key.len;
+		memcpy(e->key, st->key.p, st->key.len + 1);
 		if (hashmap_put(&st->map, h, e)) {
 			free(e);
 			return sbx_error(-ENOMEM, "out of memory");
@@ -371,8 +364,7 @@ struct svg {
 /* One frame: [x, x + w) samples at depth d (0: "all"); name is NUL-terminated. */
 static void frame(struct svg *o, const char *name, size_t depth, uint64_t x, uint64_t w)
 {
-	const struct frame_dso *fd = depth > 1 ?
-		hashmap_get(&o->st->dsos, hash_str(name), frame_is, name) : NULL;
+	const struct frame_dso *fd = depth > 1 ? frame_dso(o->st, name) : NULL;
 	double px = SVG_PAD + x * o->scale, pw = w * o->scale;
 	int y = o->height - BOTTOM - (int)(depth + 1) * FRAME_H;
 	unsigned r, g, b;

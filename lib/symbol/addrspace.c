@@ -329,6 +329,13 @@ const char *machine_comm(struct machine *m, uint32_t tid)
 	return t && t->comm[0] != ':' ? t->comm : NULL;
 }
 
+const char *machine_thread_name(struct machine *m, uint32_t tid)
+{
+	struct thread *t = thread_lookup(m, tid);
+
+	return t ? t->comm : intern_tid(m, tid);
+}
+
 static bool is_anon(const char *name)
 {
 	return !*name || !strcmp(name, "//anon") || !strncmp(name, "/dev/zero", 9) ||

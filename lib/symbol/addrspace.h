@@ -109,4 +109,10 @@ int machine_add_build_ids(struct machine *m, const void *buf, size_t len, bool s
 /* The comm of a thread, or NULL when none was recorded. */
 const char *machine_comm(struct machine *m, uint32_t tid);
 
+/*
+ * The name of a thread as samples show it (addr_location.comm): its comm,
+ * else ":TID", or "swapper" for tid 0; interned. NULL only out of memory.
+ */
+const char *machine_thread_name(struct machine *m, uint32_t tid);
+
 #endif
