@@ -10,8 +10,8 @@ LLVM19=$(llvm-config-19 --bindir 2>/dev/null || echo /usr/lib/llvm-19/bin)
 PROFGEN19=$LLVM19/llvm-profgen
 PROFDATA19=$LLVM19/llvm-profdata
 PROFDATA14=$(command -v llvm-profdata-14 || echo /usr/lib/llvm-14/bin/llvm-profdata)
-SWLBR=$TOP/build/default/tests/tools/swlbr
-GENLBR=$TOP/build/default/tests/tools/gen-lbr
+SWLBR=$BUILD/tests/tools/swlbr
+GENLBR=$BUILD/tests/tools/gen-lbr
 W=$WORKLOADS/profgen-loops
 
 setup_file() {

@@ -216,7 +216,7 @@ within() {	# $1 a, $2 b, $3 tol
 }
 
 @test "a JIT written against libsbx-jit (LLVM ORC, Documentation/examples): hot_loop named after jit-inject" {
-	ex=$TOP/build/default/examples/lljit-sbx
+	ex=$BUILD/examples/lljit-sbx
 	[ -x "$ex" ] || { echo "make examples did not build $ex"; return 1; }
 	SBX_JIT_DIR=$PWD sbx record -q -o e.data -- "$ex" >/dev/null 2>&1
 	run -0 sbx jit-inject -q -i e.data -o e.inj.data

@@ -11,6 +11,7 @@
 set -u
 cd "$(dirname "$0")/.."
 B=${B:-build/default}
+export B
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 pass=0 fail=0 skip=0

@@ -5,6 +5,12 @@ bats_require_minimum_version 1.5.0
 TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 SBX=${SBX:-$TOP/sbx}
 DATA=$TOP/tests/data
+# the build folder of the binary under test (tests/run-all.sh exports B:
+# build/default, or build/san under SANITIZE=1); its test tools and examples
+case ${B:-build/default} in
+/*) BUILD=$B ;;
+*) BUILD=$TOP/${B:-build/default} ;;
+esac
 WORKLOADS=$TOP/tests/workloads
 
 load /usr/lib/bats/bats-support/load
