@@ -204,7 +204,8 @@ static void cpu_name(char *buf, size_t len)
 
 static void reg_value_text(const struct snippet_defreg *d, char *buf, size_t len)
 {
-	size_t w = d->reg.cls == SNIPPET_REG_GPR || d->reg.cls == SNIPPET_REG_MASK ? 8 :
+	size_t w = d->reg.cls == SNIPPET_REG_GPR || d->reg.cls == SNIPPET_REG_MASK ||
+		   d->reg.cls == SNIPPET_REG_SEG ? 8 :
 		   d->reg.cls == SNIPPET_REG_XMM ? 16 : d->reg.cls == SNIPPET_REG_YMM ? 32 : 64;
 	size_t used;
 	int top = (int)w - 1;
@@ -226,10 +227,13 @@ static void info_text(const struct snippet *s, const struct measure_result *r,
 		used += (size_t)snprintf(buf + used, len - used, " (%.4f TSC ticks per cycle)",
 					 r->tsc_per_cycle);
 	if (used < len)
-		snprintf(buf + used, len - used, "; repetition %s, %s of %u, %s",
-			 measure_repetition_name(c->mo.repetition),
-			 measure_aggregate_name(c->mo.aggregate), c->mo.repeat_count,
-			 c->mo.no_diff ? "no diff" : "diff of 2N and N");
+		used += (size_t)snprintf(buf + used, len - used, "; repetition %s, %s of %u, %s",
+					 measure_repetition_name(c->mo.repetition),
+					 measure_aggregate_name(c->mo.aggregate), c->mo.repeat_count,
+					 c->mo.no_diff ? "no diff" : "diff of 2N and N");
+	if (r->exited && used < len)
+		snprintf(buf + used, len - used, "; the snippet exited with code 0 before it was "
+			 "measured");
 }
 
 static void print_yaml(const char *name, const struct snippet *s, const struct measure_result *r,
@@ -312,6 +316,7 @@ static void print_json(const char *name, const struct snippet *s,
 	}
 	json_object_object_add(o, "measurements", m);
 	json_object_object_add(o, "error", json_object_new_string(err));
+	json_object_object_add(o, "exited", json_object_new_boolean(r->exited));
 	if (s && !s->decoded_all && s->n_llvm_insns)	/* capstone could not decode them */
 		for (int i = 0; i < s->n_llvm_insns; i++)
 			json_object_array_add(insns, json_object_new_string(s->llvm_insns[i]));
@@ -344,6 +349,9 @@ static void print_text(const char *name, const struct snippet *s,
 		       "PER SNIPPET", "COUNTER");
 		c->text_header_done = 1;
 	}
+	if (r->exited)	/* a checking snippet, as llvm-exegesis's tests write them */
+		fprintf(results, "%-*s  %-18s %10s %12s  %s\n", c->name_width, name, "exit(0)", "-",
+			"-", "the snippet exited with code 0 before it was measured");
 	for (int i = 0; i < r->n_values; i++) {
 		char counter[96];
 

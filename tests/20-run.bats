@@ -236,7 +236,7 @@ in_range() {
 	run -1 --separate-stderr sbx run "$SN/bad-annotation.s"
 	assert_equal "$stderr" "sbx run: error: $SN/bad-annotation.s:2: invalid annotation 'LLVM-EXEGESIS-DEFREG RAX': expected two parameters <REG> <HEX_VALUE>"
 	run -1 --separate-stderr sbx run --asm $'nop\n# SBX-DEFREG XMM99 1'
-	assert_equal "$stderr" "sbx run: error: <asm>:2: invalid annotation 'SBX-DEFREG XMM99 1': expected a register name (RAX..R15, EAX.., XMM0..31, YMM, ZMM, K0..7)"
+	assert_equal "$stderr" "sbx run: error: <asm>:2: invalid annotation 'SBX-DEFREG XMM99 1': expected a register name (RAX..R15, EAX.., XMM0..31, YMM, ZMM, K0..7, FS, GS)"
 	run -1 --separate-stderr sbx run --asm $'# SBX-MEM-MAP nope 65536\nnop'
 	assert_equal "$stderr" "sbx run: error: <asm>:1: invalid annotation 'SBX-MEM-MAP nope 65536': expected <NAME> to be the name of an earlier MEM-DEF"
 	run -1 --separate-stderr sbx run --asm $'# SBX-MEM-DEF a 4096 1\n# SBX-MEM-MAP a 1000\nnop'
@@ -462,4 +462,52 @@ in_range() {
 	run -2 --separate-stderr sbx run --repetition-mode middle "$SN/add-chain.s"
 	run -2 --separate-stderr sbx run --timeout -1 "$SN/add-chain.s"
 	run -2 --separate-stderr sbx run --format xml "$SN/add-chain.s"
+}
+
+@test "every DEFREG holds at the snippet's first instruction, RSP included: a checking snippet's exit(0) is a success" {
+	run -0 --separate-stderr sbx run "$SN/check-registers.s"
+	assert_output --regexp 'check-registers\.s +exit\(0\) +- +- +the snippet exited with code 0 before it was measured'
+	assert_equal "$stderr" ""
+	run -0 --separate-stderr sbx run --json "$SN/check-registers.s"
+	assert_output --partial '"measurements":[],"error":"","exited":true'
+	# a register that does not hold what the snippet expects: its exit code names it
+	for r in rax:1 rcx:2 rdx:3 rsp:5 rdi:8 r11:12; do
+		sed "s/^k_${r%:*}: .quad 0x.*/k_${r%:*}: .quad 0x5/" "$SN/check-registers.s" > "$BATS_TEST_TMPDIR/bad.s"
+		run -1 --separate-stderr sbx run "$BATS_TEST_TMPDIR/bad.s"
+		assert_equal "$stderr" "sbx run: error: $BATS_TEST_TMPDIR/bad.s: exited with code ${r#*:}"
+	done
+}
+
+@test "DEFREG FS and GS set the segment bases, and SNIPPET-ADDRESS places the code, in every repetition mode" {
+	for m in duplicate loop min; do
+		run -0 --separate-stderr sbx run --repetition-mode $m "$SN/check-segments.s" "$SN/check-address.s"
+		assert_line --index 1 --regexp 'check-segments\.s +exit\(0\)'
+		assert_line --index 2 --regexp 'check-address\.s +exit\(0\)'
+	done
+	# the checks can fail: a base, an address that is not the snippet's
+	sed 's/DEFREG GS 10004/DEFREG GS 10000/' "$SN/check-segments.s" > "$BATS_TEST_TMPDIR/gs.s"
+	run -1 --separate-stderr sbx run "$BATS_TEST_TMPDIR/gs.s"
+	assert_equal "$stderr" "sbx run: error: $BATS_TEST_TMPDIR/gs.s: exited with code 2"
+	sed 's/cmpq \$0x20000000/cmpq $0x20001000/' "$SN/check-address.s" > "$BATS_TEST_TMPDIR/addr.s"
+	run -1 --separate-stderr sbx run "$BATS_TEST_TMPDIR/addr.s"
+	assert_equal "$stderr" "sbx run: error: $BATS_TEST_TMPDIR/addr.s: exited with code 1"
+	# a snippet that reads %fs:0 is measured, and the harness gets its own FS back
+	run -0 --separate-stderr sbx run --json --asm '# LLVM-EXEGESIS-MEM-DEF t 4096 2a
+# LLVM-EXEGESIS-MEM-MAP t 65536
+# LLVM-EXEGESIS-DEFREG FS 10000
+movq %fs:0, %r13'
+	assert_output --partial '"error":""'
+	in_range "$(json_value "$output")" 0.05 20
+}
+
+@test "DEFREG RSP: a snippet pushes and pops on a stack of its own, measured in every repetition mode" {
+	for m in duplicate loop min; do
+		run -0 --separate-stderr sbx run --json --repetition-mode $m "$SN/rsp-stack.s"
+		assert_output --partial '"error":""'
+		in_range "$(json_value "$output")" 0.05 20
+	done
+	# without a stack there, the push faults at the defined RSP
+	run -1 --separate-stderr sbx run --asm '# LLVM-EXEGESIS-DEFREG RSP 10000
+pushq %rax'
+	assert_equal "$stderr" "sbx run: error: <asm>: SIGSEGV at address 0xfff8, snippet+0x0: pushq %rax"
 }

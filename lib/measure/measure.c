@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <asm/prctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "util/error.h"
@@ -40,8 +42,8 @@
 #define MIN_TIMED_INSNS 100000ul
 #define WARMUP 3
 
-/* the measured runs of one repeat, in order */
-enum { SLOT_CAL_1, SLOT_CAL_2, SLOT_SNIP_1, SLOT_SNIP_2, N_SLOTS };
+/* the measured runs of one repeat, in order: the snippet's 2K run first (emit_function) */
+enum { SLOT_CAL_1, SLOT_CAL_2, SLOT_SNIP_2, SLOT_SNIP_1, N_SLOTS };
 
 enum counter_kind { CK_HW, CK_TSC, CK_TASK };
 
@@ -71,10 +73,9 @@ struct child_arg {
 	bool has_rdtscp, has_avx;
 };
 
-/* The context page the generated code uses: saved rsp, entry, trip count. */
+/* The context page the generated code uses: saved rsp, trip count. */
 struct code_ctx {
 	uint64_t saved_rsp;
-	uint64_t entry;
 	uint64_t trips;
 };
 
@@ -212,6 +213,7 @@ static void put_align(struct emit *e, size_t a)
 }
 
 struct layout {
+	size_t entry[2];			/* of the K run and of the 2K run */
 	size_t copies_begin, copies_end;	/* offsets */
 };
 
@@ -223,67 +225,160 @@ static bool reg_is_livein(const struct snippet *s, int num)
 	return false;
 }
 
+/* The DEFREG of a register, or NULL. */
+static const struct snippet_defreg *defreg_of(const struct snippet *s, enum snippet_reg_class cls,
+					      int num)
+{
+	for (int i = 0; i < s->n_defregs; i++)
+		if (s->defregs[i].reg.cls == cls && s->defregs[i].reg.num == num)
+			return &s->defregs[i];
+	return NULL;
+}
+
+/* arch_prctl(code, value): the only system call of the generated code, before and after */
+static void put_arch_prctl(struct emit *e, int code, uint64_t value)
+{
+	put(e, (const uint8_t[]){ 0xb8, 158, 0, 0, 0 }, 5);	/* mov $SYS_arch_prctl,%eax */
+	put1(e, 0xbf);						/* mov $code,%edi */
+	put(e, &(uint32_t){ (uint32_t)code }, 4);
+	put_movabs(e, SNIPPET_RSI, value);
+	put(e, (const uint8_t[]){ 0x0f, 0x05 }, 2);		/* syscall */
+}
+
+/* The FS (0) or GS (1) base of this thread, what the generated code restores. */
+static uint64_t segment_base(int gs)
+{
+	unsigned long v = 0;
+
+	if (syscall(SYS_arch_prctl, gs ? ARCH_GET_GS : ARCH_GET_FS, &v) < 0)
+		return 0;
+	return v;
+}
+
 /*
- * The generated function: save callee-saved registers and rsp, set up
- * registers, then either `ret` into one of 2K copies (duplicate: the entry
- * in ctx picks K or 2K) or run a loop of ctx->trips iterations (loop), then
- * restore and return.
+ * The set-up of one entry: save callee-saved registers and rsp, then set
+ * the vector registers, the segment bases (FS, GS: the one system call,
+ * before any register is set), the general registers and, last, RSP, so
+ * that every DEFREG holds at the snippet's first instruction.
+ */
+static void emit_setup(struct emit *e, const struct child_arg *a, bool calibration, uint64_t ctx,
+		       uint64_t scratch, int loop_reg)
+{
+	static const uint8_t pushes[] = { 0x53, 0x55, 0x41, 0x54, 0x41, 0x55, 0x41, 0x56, 0x41, 0x57 };
+	const struct snippet *s = a->s;
+	const struct snippet_defreg *rsp;
+	uint64_t v[16] = { 0 };
+	bool set[16];
+
+	/*
+	 * lfence: the previous call's copies complete first (the code is called
+	 * several times per reading), so that a chain of one call does not
+	 * overlap the next one's (dispatch-serializing on Intel, and on AMD
+	 * where the kernel sets it so, as Linux does)
+	 */
+	put(e, (const uint8_t[]){ 0x0f, 0xae, 0xe8 }, 3);
+	put(e, pushes, sizeof(pushes));
+	put_movabs(e, SNIPPET_RAX, ctx);
+	put(e, (const uint8_t[]){ 0x48, 0x89, 0x20 }, 3);	/* mov %rsp,(%rax) */
+	if (calibration)
+		return;
+	put(e, s->vec_init, s->vec_init_size);
+	for (int i = 0; i < s->n_defregs; i++) {
+		const struct snippet_defreg *d = &s->defregs[i];
+		uint64_t base;
+
+		if (d->reg.cls != SNIPPET_REG_SEG)
+			continue;
+		memcpy(&base, d->value, 8);
+		put_arch_prctl(e, d->reg.num ? ARCH_SET_GS : ARCH_SET_FS, base);
+	}
+	for (int r = 0; r < 16; r++)
+		set[r] = r != SNIPPET_RSP && !reg_is_livein(s, r);
+	v[SNIPPET_RDI] = scratch;
+	set[SNIPPET_RDI] = true;
+	for (int i = 0; i < s->n_defregs; i++) {
+		const struct snippet_defreg *d = &s->defregs[i];
+
+		if (d->reg.cls != SNIPPET_REG_GPR || d->reg.num == SNIPPET_RSP)
+			continue;
+		memcpy(&v[d->reg.num], d->value, 8);
+		set[d->reg.num] = true;
+	}
+	for (int r = 0; r < 16; r++)
+		if (set[r])
+			put_movabs(e, r, v[r]);
+	if (loop_reg >= 0) {
+		put_movabs(e, loop_reg, ctx + offsetof(struct code_ctx, trips));
+		put_load_self(e, loop_reg);
+	}
+	rsp = defreg_of(s, SNIPPET_REG_GPR, SNIPPET_RSP);
+	if (rsp) {
+		memcpy(&v[SNIPPET_RSP], rsp->value, 8);
+		put_movabs(e, SNIPPET_RSP, v[SNIPPET_RSP]);
+	}
+}
+
+/* jmp rel32 to a place not known yet: the offset of its rel32 */
+static size_t put_jmp(struct emit *e)
+{
+	put1(e, 0xe9);
+	put(e, &(uint32_t){ 0 }, 4);
+	return e->len - 4;
+}
+
+static void patch_jmp(struct emit *e, size_t at, size_t target)
+{
+	int32_t rel = (int32_t)((long)target - (long)(at + 4));
+
+	if (e->buf)
+		memcpy(e->buf + at, &rel, 4);
+}
+
+/*
+ * The generated function. Duplicate mode (and the calibration): two
+ * entries, each a set-up that jumps into 2K copies of the body, at copy K
+ * (the K run) or at the first (the 2K run, the first to run: the snippet's
+ * first instruction is then next to the set-up, on the page of
+ * SNIPPET-ADDRESS). Loop mode: one entry, a loop
+ * of ctx->trips iterations. Then rsp, the segment bases and the
+ * callee-saved registers are restored and the function returns. Nothing
+ * between the set-up and the first copy touches a register or the stack.
  */
 static void emit_function(struct emit *e, const struct child_arg *a, bool calibration,
 			  uint64_t ctx, uint64_t scratch, struct layout *lay)
 {
-	static const uint8_t pushes[] = { 0x53, 0x55, 0x41, 0x54, 0x41, 0x55, 0x41, 0x56, 0x41, 0x57 };
 	static const uint8_t pops[] = { 0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5d, 0x5b };
 	static const uint8_t cal_insn[] = { 0x48, 0x01, 0xc0 };	/* add %rax,%rax */
 	const struct snippet *s = a->s;
 	const uint8_t *body = calibration ? cal_insn : s->code;
 	size_t body_size = calibration ? sizeof(cal_insn) : s->code_size;
 	bool loop = !calibration && a->rep == MEASURE_LOOP;
-	unsigned long copies = calibration ? 2 * CAL_ADDS : loop ? 1 : 2 * a->k;
+	unsigned long k = calibration ? CAL_ADDS : a->k;
+	/* without the difference only the K run is made: K copies */
+	unsigned long copies = loop ? 1 : !calibration && a->o->no_diff ? k : 2 * k;
 
-	put(e, pushes, sizeof(pushes));
-	put_movabs(e, 0, ctx);
-	put(e, (const uint8_t[]){ 0x48, 0x89, 0x20 }, 3);	/* mov %rsp,(%rax) */
-	if (!calibration)
-		put(e, s->vec_init, s->vec_init_size);
 	if (!loop) {
-		put_movabs(e, 0, ctx + offsetof(struct code_ctx, entry));
-		put(e, (const uint8_t[]){ 0xff, 0x30 }, 2);	/* push (%rax) */
-	}
-	if (!calibration) {
-		uint64_t v[16] = { 0 };
-		bool set[16];
+		size_t jmp[2];
 
-		for (int r = 0; r < 16; r++)
-			set[r] = r != SNIPPET_RSP && !reg_is_livein(s, r);
-		v[SNIPPET_RDI] = scratch;
-		set[SNIPPET_RDI] = true;
-		for (int i = 0; i < s->n_defregs; i++) {
-			const struct snippet_defreg *d = &s->defregs[i];
-
-			if (d->reg.cls != SNIPPET_REG_GPR)
-				continue;
-			memcpy(&v[d->reg.num], d->value, 8);
-			set[d->reg.num] = true;
+		for (int big = 0; big < 2; big++) {
+			lay->entry[big] = e->len;
+			emit_setup(e, a, calibration, ctx, scratch, -1);
+			jmp[big] = put_jmp(e);
 		}
-		for (int r = 0; r < 16; r++)
-			if (set[r])
-				put_movabs(e, r, v[r]);
-	}
-	if (!loop) {
-		put1(e, 0xc3);	/* ret: into the copies */
 		put_align(e, 64);
 		lay->copies_begin = e->len;
 		for (unsigned long i = 0; i < copies; i++)
 			put(e, body, body_size);
 		lay->copies_end = e->len;
+		patch_jmp(e, jmp[0], lay->copies_begin + (copies - k) * body_size);
+		patch_jmp(e, jmp[1], lay->copies_begin);
 	} else {
 		int l = s->loop_reg;
 		size_t top;
 		int32_t rel;
 
-		put_movabs(e, l, ctx + offsetof(struct code_ctx, trips));
-		put_load_self(e, l);
+		lay->entry[0] = lay->entry[1] = e->len;
+		emit_setup(e, a, calibration, ctx, scratch, l);
 		put_align(e, 64);
 		top = e->len;
 		lay->copies_begin = top;
@@ -299,6 +394,12 @@ static void emit_function(struct emit *e, const struct child_arg *a, bool calibr
 	}
 	put_movabs(e, SNIPPET_RSP, ctx);
 	put(e, (const uint8_t[]){ 0x48, 0x8b, 0x24, 0x24 }, 4);	/* mov (%rsp),%rsp */
+	if (!calibration) {
+		/* the harness's own FS (its TLS) and GS back */
+		for (int gs = 0; gs < 2; gs++)
+			if (defreg_of(s, SNIPPET_REG_SEG, gs))
+				put_arch_prctl(e, gs ? ARCH_SET_GS : ARCH_SET_FS, segment_base(gs));
+	}
 	put1(e, 0xfc);	/* cld */
 	if (a->has_avx)
 		put(e, (const uint8_t[]){ 0xc5, 0xf8, 0x77 }, 3);	/* vzeroupper */
@@ -455,8 +556,8 @@ static int child_main(void *arg)
 		cal = build(a, true, 0, (uint64_t)ctx, (uint64_t)scratch, &lay_cal);
 		if (!cal)
 			return child_fail(sh, "cannot map the calibration code: %s", strerror(errno));
-		cal_entry[0] = (uint64_t)cal + lay_cal.copies_begin + CAL_ADDS * 3;
-		cal_entry[1] = (uint64_t)cal + lay_cal.copies_begin;
+		cal_entry[0] = (uint64_t)cal + lay_cal.entry[0];
+		cal_entry[1] = (uint64_t)cal + lay_cal.entry[1];
 	}
 	code = build(a, false, s->address, (uint64_t)ctx, (uint64_t)scratch, &lay);
 	if (!code && s->address)
@@ -469,8 +570,8 @@ static int child_main(void *arg)
 	sh->code_end = (uint64_t)code + lay.copies_end + 64;
 	sh->copies_begin = (uint64_t)code + lay.copies_begin;
 	sh->copies_end = (uint64_t)code + lay.copies_end;
-	snip_entry[0] = sh->copies_begin + a->k * s->code_size;
-	snip_entry[1] = sh->copies_begin;
+	snip_entry[0] = (uint64_t)code + lay.entry[0];
+	snip_entry[1] = (uint64_t)code + lay.entry[1];
 	trips[0] = a->k;
 	trips[1] = 2 * a->k;
 
@@ -508,7 +609,10 @@ static int child_main(void *arg)
 					  strerror(errno));
 		nfd++;
 	}
-	if (!a->o->allow_syscalls && workload_seccomp_lock(fds, nfd) < 0)
+	if (!a->o->allow_syscalls &&
+	    workload_seccomp_lock(fds, nfd, defreg_of(s, SNIPPET_REG_SEG, 0) ||
+					    defreg_of(s, SNIPPET_REG_SEG, 1)
+					    ? WORKLOAD_ALLOW_SET_SEGMENTS : 0) < 0)
 		return child_fail(sh, "cannot install the seccomp filter");
 
 	cal_per_repeat = (MIN_CAL_READINGS + a->o->repeat_count - 1) / a->o->repeat_count;
@@ -526,19 +630,17 @@ static int child_main(void *arg)
 					continue;
 				/* at least MIN_CAL_READINGS readings in all, whatever the
 				   repeat count: each repeat keeps its fastest */
-				ctx->entry = cal_entry[big];
-				run_once(a, (void (*)(void))cal, CAL_CALLS, fds, nfd, out);
+				run_once(a, (void (*)(void))cal_entry[big], CAL_CALLS, fds, nfd, out);
 				for (unsigned j = 1; j < cal_per_repeat; j++) {
-					run_once(a, (void (*)(void))cal, CAL_CALLS, fds, nfd, t);
+					run_once(a, (void (*)(void))cal_entry[big], CAL_CALLS, fds, nfd, t);
 					if (t[0] < out[0])
 						memcpy(out, t, a->stride * sizeof(*t));
 				}
 			} else {
 				if (a->o->no_diff && big)
 					continue;
-				ctx->entry = snip_entry[big];
 				ctx->trips = trips[big];
-				run_once(a, (void (*)(void))code, a->calls, fds, nfd, out);
+				run_once(a, (void (*)(void))snip_entry[big], a->calls, fds, nfd, out);
 			}
 		}
 	}
@@ -765,6 +867,11 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 		munmap(sh, sh_size);
 		return 0;
 	}
+	if (st.exited && st.exit_code == 0 && !sh->done) {
+		r->exited = true;
+		munmap(sh, sh_size);
+		return 0;
+	}
 	if (!(st.exited && st.exit_code == 0 && sh->done)) {
 		describe_failure(s, sh, &st, o->timeout_s, rep, r->error, sizeof(r->error));
 		munmap(sh, sh_size);
@@ -859,7 +966,7 @@ static int measure_checked(const struct snippet *s, const struct measure_opts *o
 		snprintf(t.counter, sizeof(t.counter), "%s", r->counter);
 		snprintf(t.unit, sizeof(t.unit), "%s", r->unit);
 		err = measure_one(s, o, rep, ck, a, &t);
-		if (err < 0 || t.error[0] || !check) {
+		if (err < 0 || t.error[0] || t.exited || !check) {
 			best = t;
 			break;
 		}
@@ -942,7 +1049,7 @@ int measure_snippet(const struct snippet *s, const struct measure_opts *o,
 		struct measure_result loop;
 
 		err = measure_checked(s, o, MEASURE_DUPLICATE, ck, &a, r);
-		if (err < 0 || r->error[0])
+		if (err < 0 || r->error[0] || r->exited)
 			return err;
 		memset(&loop, 0, sizeof(loop));
 		snprintf(loop.counter, sizeof(loop.counter), "%s", r->counter);

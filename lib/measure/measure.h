@@ -91,6 +91,9 @@ struct measure_result {
 	unsigned long repetitions;	/* K: snippet copies (or loop trips × 1) of one run */
 	unsigned long instructions;	/* K × the snippet's instruction count */
 	int retries;			/* children measured again (tsc_reference) */
+	bool exited;			/* the snippet ended its process with exit(0) before
+					   it was measured, as llvm-exegesis's checking
+					   snippets do: a success with no values */
 	struct measure_value values[1 + MEASURE_MAX_EVENTS];
 	int n_values;
 };

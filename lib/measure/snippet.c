@@ -54,6 +54,11 @@ int snippet_parse_reg(const char *name, struct snippet_reg *reg)
 			return 0;
 		}
 	}
+	if ((up[0] == 'F' || up[0] == 'G') && up[1] == 'S' && !up[2]) {
+		reg->cls = SNIPPET_REG_SEG;
+		reg->num = up[0] == 'G';
+		return 0;
+	}
 	if (up[0] == 'K' && up[1] >= '0' && up[1] <= '7' && !up[2]) {
 		reg->cls = SNIPPET_REG_MASK;
 		reg->num = up[1] - '0';
@@ -178,9 +183,8 @@ static int ann_defreg(struct parse_ctx *p)
 		return bad(p, "expected two parameters <REG> <HEX_VALUE>");
 	memset(&d, 0, sizeof(d));
 	if (snippet_parse_reg(p->fields[0], &d.reg) < 0)
-		return bad(p, "expected a register name (RAX..R15, EAX.., XMM0..31, YMM, ZMM, K0..7)");
-	if (d.reg.cls == SNIPPET_REG_GPR && d.reg.num == SNIPPET_RSP)
-		return bad(p, "RSP cannot be defined (the snippet runs on the harness's stack)");
+		return bad(p, "expected a register name (RAX..R15, EAX.., XMM0..31, YMM, ZMM, K0..7, "
+			   "FS, GS)");
 	if (parse_hex_bytes(p->fields[1], d.value, reg_width(&d.reg), NULL) < 0)
 		return bad(p, "expected <HEX_VALUE>: hex digits that fit the register");
 	if (d.reg.narrow)
@@ -193,8 +197,10 @@ static int ann_defreg(struct parse_ctx *p)
 	for (int i = 0; i < p->s->n_defregs; i++) {
 		struct snippet_reg *o = &p->s->defregs[i].reg;
 
+		/* XMMn, YMMn and ZMMn are one register */
 		if (o->num == d.reg.num && (o->cls == SNIPPET_REG_GPR) == (d.reg.cls == SNIPPET_REG_GPR) &&
-		    (o->cls == SNIPPET_REG_MASK) == (d.reg.cls == SNIPPET_REG_MASK))
+		    (o->cls == SNIPPET_REG_MASK) == (d.reg.cls == SNIPPET_REG_MASK) &&
+		    (o->cls == SNIPPET_REG_SEG) == (d.reg.cls == SNIPPET_REG_SEG))
 			return bad(p, "the register is already defined");
 	}
 	arr = grow(p->s->defregs, p->s->n_defregs, sizeof(d));
@@ -467,8 +473,8 @@ static int vec_init_text(const struct snippet *s, FILE *f)
 		size_t w = reg_width(&d->reg);
 		uint64_t q;
 
-		if (d->reg.cls == SNIPPET_REG_GPR)
-			continue;
+		if (d->reg.cls == SNIPPET_REG_GPR || d->reg.cls == SNIPPET_REG_SEG)
+			continue;	/* set by the generated code (measure.c) */
 		if (d->reg.cls == SNIPPET_REG_MASK) {
 			memcpy(&q, d->value, 8);
 			fprintf(f, "movabsq $%#llx, %%rax\nkmovq %%rax, %%k%d\n",

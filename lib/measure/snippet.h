@@ -24,6 +24,7 @@ enum snippet_reg_class {
 	SNIPPET_REG_YMM,	/* 32 bytes */
 	SNIPPET_REG_ZMM,	/* 64 bytes */
 	SNIPPET_REG_MASK,	/* k0..k7, 8 bytes */
+	SNIPPET_REG_SEG,	/* the FS (0) and GS (1) segment bases, 8 bytes */
 };
 
 /* x86-64 general register numbers, in encoding order. */
@@ -32,7 +33,7 @@ enum { SNIPPET_RAX, SNIPPET_RCX, SNIPPET_RDX, SNIPPET_RBX, SNIPPET_RSP, SNIPPET_
 
 struct snippet_reg {
 	enum snippet_reg_class cls;
-	int num;		/* encoding number (0-15 GPR, 0-31 vector, 0-7 mask) */
+	int num;		/* encoding number (0-15 GPR, 0-31 vector, 0-7 mask, 0-1 FS/GS) */
 	bool narrow;		/* a 32-bit GPR name: the value is zero-extended from 32 bits */
 };
 

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <asm/prctl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -494,7 +495,7 @@ void workload_free(struct workload *w)
 
 /* seccomp ---------------------------------------------------------------- */
 
-int workload_seccomp_lock(const int *allowed_fds, int nfds)
+int workload_seccomp_lock(const int *allowed_fds, int nfds, unsigned allow)
 {
 	struct sock_filter f[64];
 	struct sock_fprog prog;
@@ -512,6 +513,17 @@ int workload_seccomp_lock(const int *allowed_fds, int nfds)
 	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_exit_group, 0, 1);
 	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	if (allow & WORKLOAD_ALLOW_SET_SEGMENTS) {
+		/* arch_prctl(ARCH_SET_FS or ARCH_SET_GS): the generated code's FS/GS */
+		JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_arch_prctl, 0, 5);
+		STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
+		JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_SET_FS, 1, 0);
+		JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH_SET_GS, 0, 1);
+		STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+		STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);
+		/* the other calls: nr again */
+		STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	}
 	if (nfds > 0) {
 		/* read(fd) and ioctl(fd) on our own counters */
 		JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_read, 1, 0);

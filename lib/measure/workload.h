@@ -139,15 +139,20 @@ void workload_free(struct workload *w);
  */
 size_t workload_end_descendants(void);
 
+/* What workload_seccomp_lock() allows besides exit, exit_group and the counters */
+enum {
+	WORKLOAD_ALLOW_SET_SEGMENTS = 1,	/* arch_prctl(ARCH_SET_FS or ARCH_SET_GS, ...) */
+};
+
 /*
  * For a fn-mode child: install a seccomp filter in the calling process
- * that allows only exit and exit_group, plus read and ioctl on the file
- * descriptors in allowed_fds[0..nfds) (the child's own counters). Any other
- * system call raises SIGSYS, which workload_wait() reports as syscall_nr
- * (under WORKLOAD_PTRACE). Returns 0 or a negative errno; call it only in
- * the child.
+ * that allows only exit and exit_group, read and ioctl on the file
+ * descriptors in allowed_fds[0..nfds) (the child's own counters), and what
+ * allow (WORKLOAD_ALLOW_*) names. Any other system call raises SIGSYS,
+ * which workload_wait() reports as syscall_nr (under WORKLOAD_PTRACE).
+ * Returns 0 or a negative errno; call it only in the child.
  */
-int workload_seccomp_lock(const int *allowed_fds, int nfds);
+int workload_seccomp_lock(const int *allowed_fds, int nfds, unsigned allow);
 
 /*
  * Describe how a workload ended in buf: "exited with code 3", "killed by

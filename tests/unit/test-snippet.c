@@ -20,6 +20,12 @@ static void test_register_names(void)
 	CHECK(r.cls == SNIPPET_REG_ZMM && r.num == 2);
 	CHECK_EQ_INT(snippet_parse_reg("k7", &r), 0);
 	CHECK(r.cls == SNIPPET_REG_MASK && r.num == 7);
+	CHECK_EQ_INT(snippet_parse_reg("fs", &r), 0);
+	CHECK(r.cls == SNIPPET_REG_SEG && r.num == 0);
+	CHECK_EQ_INT(snippet_parse_reg("%GS", &r), 0);
+	CHECK(r.cls == SNIPPET_REG_SEG && r.num == 1);
+	CHECK_EQ_INT(snippet_parse_reg("RSP", &r), 0);
+	CHECK(r.cls == SNIPPET_REG_GPR && r.num == SNIPPET_RSP);
 	CHECK_EQ_INT(snippet_parse_reg("XMM32", &r), -EINVAL);
 	CHECK_EQ_INT(snippet_parse_reg("K8", &r), -EINVAL);
 	CHECK_EQ_INT(snippet_parse_reg("", &r), -EINVAL);
@@ -99,9 +105,11 @@ static void test_malformed(void)
 	expect_error("# SBX-DEFREG RAX xyz\n",
 		     "f.s:1: invalid annotation 'SBX-DEFREG RAX xyz': expected <HEX_VALUE>: hex "
 		     "digits that fit the register");
-	expect_error("# SBX-DEFREG RSP 1\n",
-		     "f.s:1: invalid annotation 'SBX-DEFREG RSP 1': RSP cannot be defined (the "
-		     "snippet runs on the harness's stack)");
+	expect_error("# SBX-DEFREG FS 1\n# SBX-DEFREG fs 2\n",
+		     "f.s:2: invalid annotation 'SBX-DEFREG fs 2': the register is already defined");
+	expect_error("# SBX-DEFREG ES 1\n",
+		     "f.s:1: invalid annotation 'SBX-DEFREG ES 1': expected a register name (RAX..R15, "
+		     "EAX.., XMM0..31, YMM, ZMM, K0..7, FS, GS)");
 	expect_error("# SBX-DEFREG RAX 1\n# SBX-DEFREG RAX 2\n",
 		     "f.s:2: invalid annotation 'SBX-DEFREG RAX 2': the register is already defined");
 	expect_error("# SBX-MEM-DEF a 0 1\n",

@@ -31,7 +31,7 @@ static int fn_spin(void *arg)
 
 static int fn_write_after_lock(void *arg)
 {
-	if (workload_seccomp_lock(NULL, 0) < 0)
+	if (workload_seccomp_lock(NULL, 0, 0) < 0)
 		return 99;
 	(void)!write(1, "", 0);
 	return 0;
@@ -42,7 +42,7 @@ static int fn_read_allowed_fd(void *arg)
 	int *fds = arg;
 	char c;
 
-	if (workload_seccomp_lock(&fds[0], 1) < 0)
+	if (workload_seccomp_lock(&fds[0], 1, 0) < 0)
 		return 99;
 	/* raw system calls: a sanitizer's wrappers may make others on the way out */
 	syscall(SYS_exit_group, syscall(SYS_read, fds[0], &c, 1) == 1 ? c : 98);
