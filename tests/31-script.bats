@@ -262,9 +262,10 @@ for line in open(sys.argv[1]):
 			awk -f "$TOP/tests/tools/stackcollapse.awk" | LC_ALL=C sort > perf.folded
 		run -0 --separate-stderr sbx script --folded -i "$f"
 		LC_ALL=C sort <<< "$output" > sbx.folded
-		# something to compare: stacks of several frames
+		# something to compare: stacks of several frames (forker's spins are
+		# comm;__libc_start_call_main;spin_N: deeper stacks there are rare)
 		[ "$(wc -l < perf.folded)" -ge 3 ]
-		grep -q ';.*;.*;' perf.folded
+		grep -q ';.*;' perf.folded
 		diff perf.folded sbx.folded
 	done
 	# a C++ frame: argument lists cut, namespaces kept
