@@ -15,7 +15,7 @@ AR ?= ar
 PKG_CONFIG ?= pkg-config
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1.0)
 
-PKGS := libelf libdw libtraceevent json-c capstone libzstd
+PKGS := libelf libdw libtraceevent json-c capstone libzstd yaml-0.1
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 

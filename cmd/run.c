@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "builtin.h"
@@ -22,12 +24,15 @@
 #include "util/output.h"
 #include "util/sysinfo.h"
 #include "measure/contain.h"
+#include "measure/exegesis.h"
 #include "measure/measure.h"
 #include "measure/snippet.h"
+#include "measure/workload.h"
 
 static const char *const run_usage[] = {
 	"sbx run [OPTIONS] FILE...",
 	"sbx run [OPTIONS] --asm CODE",
+	"sbx run [OPTIONS] --opcode-name NAME[,NAME...] | --opcode-index N",
 	NULL,
 };
 
@@ -35,13 +40,22 @@ enum {
 	OPT_ASM = 0x100, OPT_SYNTAX, OPT_ASSEMBLER, OPT_MODE, OPT_REPETITION, OPT_MIN_INSNS,
 	OPT_REPEAT, OPT_AGGREGATE, OPT_NO_DIFF, OPT_COUNTERS, OPT_CYCLE_COUNTER, OPT_CPU,
 	OPT_TIMEOUT, OPT_ALLOW_SYSCALLS, OPT_DUMP, OPT_FORMAT, OPT_JSON, OPT_SNIPPETS_FILE,
-	OPT_BENCHMARKS_FILE, OPT_EXECUTION_MODE, OPT_MAX_PIDS, OPT_MAX_MEMORY,
+	OPT_BENCHMARKS_FILE, OPT_EXECUTION_MODE, OPT_MAX_PIDS, OPT_MAX_MEMORY, OPT_INPUT_FORMAT,
+	OPT_OPCODE_NAME, OPT_OPCODE_INDEX, OPT_EXEGESIS,
 };
 
 static const struct sbx_option run_options[] = {
 	{ "asm", 0, "CODE", "measure this code ('; ' or newline between instructions)", OPT_ASM },
 	{ "snippets-file", 0, "FILE", "a snippet file (llvm-exegesis spelling of FILE)",
 	  OPT_SNIPPETS_FILE },
+	{ "input-format", 0, "FORMAT", "asm or exegesis-yaml (default: by the content)",
+	  OPT_INPUT_FORMAT },
+	{ "opcode-name", 0, "NAME,...", "measure llvm-exegesis's snippets of these opcodes",
+	  OPT_OPCODE_NAME },
+	{ "opcode-index", 0, "N", "... of the opcode with this LLVM index (-1: every opcode)",
+	  OPT_OPCODE_INDEX },
+	{ "exegesis", 0, "PROGRAM", "the llvm-exegesis that generates them (default: 19's)",
+	  OPT_EXEGESIS },
 	{ "syntax", 0, "SYNTAX", "att (default) or intel", OPT_SYNTAX },
 	{ "assembler", 0, "PROGRAM", "assembler to run: as (default) or llvm-mc", OPT_ASSEMBLER },
 	{ "mode", 0, "MODE", "latency (default) or inverse_throughput", OPT_MODE },
@@ -79,6 +93,7 @@ static const struct sbx_option run_options[] = {
 
 /* what the completions offer for the arguments (--list-values) */
 static const struct sbx_option_values run_values[] = {
+	{ "input-format", "asm exegesis-yaml" },
 	{ "syntax", "att intel" },
 	{ "assembler", "as llvm-mc" },
 	{ "mode", "latency inverse_throughput" },
@@ -130,21 +145,43 @@ struct run_cfg {
 	struct snippet_asm_opts ao;
 	double tsc_reference;	/* the lowest TSC ratio of this run (measure.h) */
 	enum format fmt;
+	bool fmt_given;		/* else llvm-exegesis's YAML in gives YAML out */
+	bool min_instructions_given;	/* else a document's min_instructions applies */
+	bool input_yaml, input_asm;	/* --input-format; neither: by the content */
+	bool progress;		/* standard error is a terminal */
+	bool generator_runs;	/* llvm-exegesis writes the input: not one to end */
+	int progress_len;	/* of the progress line shown, 0: none */
 	int text_header_done;
 	int name_width;		/* of the SNIPPET column */
 };
 
-static char *read_all(const char *path)
+/* A sweep's progress on a terminal: one line, redrawn. */
+static void progress(struct run_cfg *c, unsigned long done, unsigned long failed,
+		     const char *label)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	if (!c->progress)
+		return;
+	c->progress_len = fprintf(stderr, "\r\033[Ksbx run: %lu measured, %lu failed: %.50s", done,
+				  failed, label);
+	fflush(stderr);
+}
+
+static void progress_clear(struct run_cfg *c)
+{
+	if (!c->progress_len)
+		return;
+	fprintf(stderr, "\r\033[K");
+	fflush(stderr);
+	c->progress_len = 0;
+}
+
+/* All of f (path: for messages), as a string; NULL with a message. */
+static char *read_all(FILE *f, const char *path)
+{
 	size_t len = 0, cap = 4096;
 	char *buf;
 	size_t n;
 
-	if (!f) {
-		sbx_error_errno(-errno, "cannot open '%s'", path);
-		return NULL;
-	}
 	buf = malloc(cap);
 	errno = 0;
 	while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
@@ -168,8 +205,6 @@ static char *read_all(const char *path)
 		free(buf);
 		buf = NULL;
 	}
-	if (f != stdin)
-		fclose(f);
 	if (buf)
 		buf[len] = 0;
 	if (buf && memchr(buf, 0, len)) {
@@ -236,59 +271,144 @@ static void info_text(const struct snippet *s, const struct measure_result *r,
 			 "measured");
 }
 
-static void print_yaml(const char *name, const struct snippet *s, const struct measure_result *r,
-		       const char *err, const struct run_cfg *c)
-{
-	char buf[1024];
+/* One document in llvm-exegesis's shape (lib/BenchmarkResult.cpp's fields, in its order). */
+struct yaml_doc {
+	const char *mode;
+	char *const *insns;		/* key.instructions */
+	size_t n_insns;
+	const char *config;
+	char *const *regs;		/* key.register_initial_values: "RAX=0x1" */
+	size_t n_regs;
+	const char *cpu_name, *triple;
+	unsigned long min_instructions;
+	const char *info;
+	const uint8_t *code;		/* assembled_snippet */
+	size_t code_size;
+};
 
+static void yaml_list(const char *key, char *const *v, size_t n)
+{
+	if (!n) {
+		fprintf(results, "  %-16s []\n", key);
+		return;
+	}
+	fprintf(results, "  %s\n", key);
+	for (size_t i = 0; i < n; i++)
+		yaml_str("    - ", v[i]);
+}
+
+static void write_yaml_doc(const struct yaml_doc *y, const struct measure_result *r,
+			   const char *err, enum format fmt)
+{
 	fprintf(results, "%s\n", "---");
-	fprintf(results, "mode:            %s\n", measure_mode_name(c->mo.mode));
+	fprintf(results, "mode:            %s\n", y->mode);
 	fprintf(results, "%s\n", "key:");
-	if (s && s->n_llvm_insns) {	/* LLVM's names: exegesis's tools can read them */
-		fprintf(results, "%s\n", "  instructions:");
-		for (int i = 0; i < s->n_llvm_insns; i++)
-			yaml_str("    - ", s->llvm_insns[i]);
-	} else if (s && s->n_insns) {
-		fprintf(results, "%s\n", "  instructions:");
-		for (int i = 0; i < s->n_insns; i++)
-			yaml_str("    - ", s->insns[i].text);
-	} else {
-		fprintf(results, "%s\n", "  instructions:    []");
-	}
-	fprintf(results, "%s\n", "  config:          ''");
-	if (s && s->n_defregs) {
-		fprintf(results, "%s\n", "  register_initial_values:");
-		for (int i = 0; i < s->n_defregs; i++) {
-			reg_value_text(&s->defregs[i], buf, sizeof(buf));
-			yaml_str("    - ", buf);
-		}
-	} else {
-		fprintf(results, "%s\n", "  register_initial_values: []");
-	}
-	cpu_name(buf, sizeof(buf));
-	yaml_str("cpu_name:        ", buf);
-	fprintf(results, "%s\n", "llvm_triple:     x86_64-unknown-linux-gnu");
+	yaml_list("instructions:", y->insns, y->n_insns);
+	yaml_str("  config:          ", y->config);
+	yaml_list("register_initial_values:", y->regs, y->n_regs);
+	yaml_str("cpu_name:        ", y->cpu_name);
+	fprintf(results, "llvm_triple:     %s\n", y->triple);
 	/* llvm-exegesis 14 knows the key by its old name only */
-	fprintf(results, "%s: %lu\n", c->fmt == FMT_YAML_LLVM14 ? "num_repetitions" : "min_instructions",
-	       c->mo.min_instructions);
+	fprintf(results, "%s: %lu\n", fmt == FMT_YAML_LLVM14 ? "num_repetitions" : "min_instructions",
+		y->min_instructions);
 	if (!err[0] && r->n_values) {
 		fprintf(results, "%s\n", "measurements:");
 		for (int i = 0; i < r->n_values; i++)
 			fprintf(results, "  - { key: %s, value: %.6g, per_snippet_value: %.6g }\n",
-			       r->values[i].key, r->values[i].value, r->values[i].per_snippet_value);
+				r->values[i].key, r->values[i].value, r->values[i].per_snippet_value);
 	} else {
 		fprintf(results, "%s\n", "measurements:    []");
 	}
-	yaml_str("error:           ", err);
-	info_text(s, r, c, buf, sizeof(buf));
-	if (!s)
-		snprintf(buf, sizeof(buf), "snippet %s", name);
-	yaml_str("info:            ", buf);
+	/*
+	 * a snippet that exited 0 has no measurement: llvm-exegesis's readers
+	 * (analysis mode) take a document without one for an error, so say why
+	 */
+	yaml_str("error:           ", err[0] || !r->exited ? err :
+		 "the snippet exited with code 0 before it was measured");
+	yaml_str("info:            ", y->info);
 	fprintf(results, "assembled_snippet: ");
-	if (s)
-		for (size_t i = 0; i < s->code_size; i++)
-			fprintf(results, "%02X", s->code[i]);
+	for (size_t i = 0; i < y->code_size; i++)
+		fprintf(results, "%02X", y->code[i]);
 	fprintf(results, "%s\n", "\n...");
+}
+
+static void print_yaml(const char *name, const struct snippet *s, const struct measure_result *r,
+		       const char *err, const struct run_cfg *c)
+{
+	struct yaml_doc y = { .mode = measure_mode_name(c->mo.mode), .config = "",
+			      .triple = "x86_64-unknown-linux-gnu",
+			      .min_instructions = c->mo.min_instructions };
+	char *insns[256], *regs[64], cpu[256], info[1024];
+	size_t ni = 0, nr = 0;
+
+	if (s && s->n_llvm_insns) {	/* LLVM's names: exegesis's tools can read them */
+		for (int i = 0; i < s->n_llvm_insns && ni < 256; i++)
+			insns[ni++] = s->llvm_insns[i];
+	} else if (s) {
+		for (int i = 0; i < s->n_insns && ni < 256; i++)
+			insns[ni++] = s->insns[i].text;
+	}
+	for (int i = 0; s && i < s->n_defregs && nr < 64; i++) {
+		char buf[256];
+
+		reg_value_text(&s->defregs[i], buf, sizeof(buf));
+		if ((regs[nr] = strdup(buf)))
+			nr++;
+	}
+	cpu_name(cpu, sizeof(cpu));
+	info_text(s, r, c, info, sizeof(info));
+	if (!s)
+		snprintf(info, sizeof(info), "snippet %s", name);
+	y.insns = insns;
+	y.n_insns = ni;
+	y.regs = regs;
+	y.n_regs = nr;
+	y.cpu_name = cpu;
+	y.info = info;
+	y.code = s ? s->code : NULL;
+	y.code_size = s ? s->code_size : 0;
+	write_yaml_doc(&y, r, err, c->fmt);
+	for (size_t i = 0; i < nr; i++)
+		free(regs[i]);
+}
+
+/*
+ * The result of an llvm-exegesis document: its own fields back (its CPU
+ * name is the scheduling model analysis mode uses) with the measurements
+ * and the error filled, sbx's counter and the registers it left at their
+ * defaults added to info.
+ */
+static void print_yaml_doc(const struct exegesis_doc *d, const struct measure_result *r,
+			   const char *err, const char *unset, const struct measure_opts *mo,
+			   const struct run_cfg *c, enum format fmt)
+{
+	struct yaml_doc y = { .mode = d->mode, .insns = d->instructions,
+			      .n_insns = d->n_instructions, .config = d->config ? d->config : "",
+			      .regs = d->reg_values, .n_regs = d->n_reg_values,
+			      .cpu_name = d->cpu_name, .triple = d->llvm_triple,
+			      .min_instructions = mo->min_instructions,
+			      .code = d->code, .code_size = d->code_size };
+	char cpu[256], info[1024];
+	size_t used;
+
+	if (!y.cpu_name) {
+		cpu_name(cpu, sizeof(cpu));
+		y.cpu_name = cpu;
+	}
+	if (!y.triple)
+		y.triple = "x86_64-unknown-linux-gnu";
+	used = (size_t)snprintf(info, sizeof(info), "%s%ssbx: counter %s", d->info ? d->info : "",
+				d->info && d->info[0] ? "; " : "",
+				r->counter[0] ? r->counter : "none");
+	if (r->tsc_per_cycle > 0 && used < sizeof(info))
+		used += (size_t)snprintf(info + used, sizeof(info) - used,
+					 " (%.4f TSC ticks per cycle)", r->tsc_per_cycle);
+	if (unset[0] && used < sizeof(info))
+		used += (size_t)snprintf(info + used, sizeof(info) - used,
+					 "; left at their defaults: %s", unset);
+	y.info = info;
+	(void)c;
+	write_yaml_doc(&y, r, err, fmt);
 }
 
 static void print_json(const char *name, const struct snippet *s,
@@ -369,55 +489,374 @@ static void print_text(const char *name, const struct snippet *s,
 	fflush(results);
 }
 
-/* Assemble and measure one input; 0 when it was measured, 1 when it failed. */
-static int run_one(const struct input *in, struct run_cfg *c)
+/*
+ * Assemble and measure one snippet, text, and print its result; name
+ * labels it. doc: the llvm-exegesis document it came from (its mode and
+ * min_instructions apply, and the YAML output keeps its fields, with the
+ * error alone in its error field), at where (FILE:LINE: NAME, for
+ * messages), else NULL. 0 when it was measured, 1 when it failed.
+ */
+static int measure_text(const char *name, const char *text, const struct exegesis_doc *doc,
+			const char *where, const char *unset, struct run_cfg *c)
 {
+	struct measure_opts mo = c->mo;
 	struct measure_result r;
 	struct snippet *s = NULL;
+	enum format fmt = doc && !c->fmt_given ? FMT_YAML : c->fmt;
 	char err[1024] = "";
-	char *text = NULL;
 	int e = 0;
 
 	memset(&r, 0, sizeof(r));
-	sbx_error_clear();
-	text = in->code ? strdup(in->code) : read_all(in->name);
-	if (!text)
-		e = -ENOMEM;
+	if (text)	/* else the message of what failed to read it */
+		sbx_error_clear();
+	if (doc) {
+		if (doc->min_instructions && !c->min_instructions_given)
+			mo.min_instructions = doc->min_instructions;
+		if (measure_parse_mode(doc->mode, &mo.mode) < 0)
+			e = sbx_error(-EINVAL, "%s: mode %s: sbx run measures latency and "
+				      "inverse_throughput", where, doc->mode);
+	}
+	if (!e && !text)
+		e = sbx_error_msg() ? -EIO : -ENOMEM;
 	if (!e)
-		e = snippet_parse(in->name, text, &s);
+		e = snippet_parse(name, text, &s);
 	if (!e)
 		e = snippet_assemble(s, &c->ao);
-	if (!e && (c->fmt == FMT_YAML || c->fmt == FMT_YAML_LLVM14) && snippet_llvm_names(s, c->ao.syntax, NULL) < 0)
+	if (!e && !doc && (fmt == FMT_YAML || fmt == FMT_YAML_LLVM14) &&
+	    snippet_llvm_names(s, c->ao.syntax, NULL) < 0)
 		sbx_error_clear();	/* without llvm-mc: sbx's disassembly */
 	if (!e)
-		e = measure_snippet(s, &c->mo, &r);
+		e = measure_snippet(s, &mo, &r);
 	if (e < 0)
 		snprintf(err, sizeof(err), "%s", sbx_error_msg() ? sbx_error_msg() : strerror(-e));
 	else if (r.error[0])
-		snprintf(err, sizeof(err), "%s: %s", in->name, r.error);
+		snprintf(err, sizeof(err), "%s: %s", doc ? where : name, r.error);
 
 	if (!err[0] && r.tsc_per_cycle > 0 && fabs(r.drift) > 0.02)
 		warning("%s: the TSC calibration drifted by %+.1f%% during the run; the figures "
-			"may be off (frequency scaling?)", in->name, 100 * r.drift);
-	if (err[0])
+			"may be off (frequency scaling?)", name, 100 * r.drift);
+	if (err[0]) {
+		progress_clear(c);
 		error("%s", err);
-	switch (c->fmt) {
+		/* a document's error field: the error alone, as llvm-exegesis writes it */
+		if (doc && r.error[0]) {
+			snprintf(err, sizeof(err), "%s", r.error);
+		} else if (doc && !strncmp(err, where, strlen(where)) &&
+			   !strncmp(err + strlen(where), ": ", 2)) {
+			size_t skip = strlen(where) + 2;
+
+			memmove(err, err + skip, strlen(err + skip) + 1);
+		}
+	}
+	switch (fmt) {
 	case FMT_YAML:
 	case FMT_YAML_LLVM14:
-		print_yaml(in->name, s, &r, err, c);
+		if (doc)
+			print_yaml_doc(doc, &r, err, unset, &mo, c, fmt);
+		else
+			print_yaml(name, s, &r, err, c);
 		break;
 	case FMT_JSON:
-		print_json(in->name, s, &r, err, c);
+		print_json(name, s, &r, err, c);
 		break;
 	default:
 		if (!err[0])
-			print_text(in->name, s, &r, c);
+			print_text(name, s, &r, c);
 		break;
 	}
 	fflush(results);
 	snippet_free(s);
-	free(text);
 	return err[0] ? 1 : 0;
+}
+
+/* The label of a document: its instructions, "; " between them. */
+static char *doc_label(const struct exegesis_doc *d)
+{
+	size_t len = 0;
+	char *l;
+
+	for (size_t i = 0; i < d->n_instructions; i++)
+		len += strlen(d->instructions[i]) + 2;
+	l = malloc(len + 1);
+	if (!l)
+		return NULL;
+	l[0] = 0;
+	for (size_t i = 0; i < d->n_instructions; i++) {
+		if (i)
+			strcat(l, "; ");
+		strcat(l, d->instructions[i]);
+	}
+	return l;
+}
+
+/*
+ * Measure every document of an llvm-exegesis YAML stream, writing each
+ * result as it is measured; *n_docs: how many there were. 0 when all were
+ * measured, 1 when any failed.
+ */
+static int run_yaml(FILE *f, const char *name, struct run_cfg *c, unsigned long *n_docs)
+{
+	struct exegesis_reader *rd = exegesis_reader_new(f, name);
+	struct exegesis_doc d;
+	unsigned long done = 0, bad = 0;
+	int ret, failed = 0;
+
+	if (!rd)
+		return error("out of memory");
+	if (c->name_width < 24)
+		c->name_width = 24;
+	while (!stop_signal && (ret = exegesis_reader_next(rd, &d)) != 0) {
+		char unset[256], *text = NULL, *label, *where;
+
+		if (ret < 0) {
+			if (ret == -ENOMEM) {
+				failed = error("out of memory");
+				break;
+			}
+			progress_clear(c);
+			failed = error("%s", sbx_error_msg());
+			continue;	/* a syntax error ends the stream: the next call says 0 */
+		}
+		label = doc_label(&d);
+		where = NULL;
+		if (!label || asprintf(&where, "%s:%d: %s", name, d.line, label) < 0)
+			where = NULL;
+		if (!where) {
+			free(label);
+			exegesis_doc_release(&d);
+			failed = error("out of memory");
+			break;
+		}
+		progress(c, done, bad, label);
+		if (exegesis_doc_snippet(&d, &text, unset, sizeof(unset)) < 0) {
+			char msg[512];
+
+			snprintf(msg, sizeof(msg), "%s: %s", where, sbx_error_msg());
+			sbx_error(-EINVAL, "%s", msg);
+			text = NULL;
+		}
+		if (text) {
+			bad += measure_text(label, text, &d, where, unset, c);
+		} else {
+			/* the error goes to the document's result too */
+			char msg[512];
+
+			snprintf(msg, sizeof(msg), "%s", sbx_error_msg());
+			progress_clear(c);
+			error("%s", msg);
+			if (c->fmt != FMT_TEXT || !c->fmt_given) {
+				struct measure_result r;
+
+				memset(&r, 0, sizeof(r));
+				print_yaml_doc(&d, &r, msg, "", &c->mo, c,
+					       c->fmt_given ? c->fmt : FMT_YAML);
+			}
+			bad++;
+		}
+		done++;
+		/* what the snippet left (--allow-syscalls); not llvm-exegesis, still writing */
+		if (!c->generator_runs)
+			workload_end_descendants();
+		free(text);
+		free(label);
+		free(where);
+		exegesis_doc_release(&d);
+	}
+	progress_clear(c);
+	exegesis_reader_free(rd);
+	*n_docs = done;
+	return failed || bad ? 1 : 0;
+}
+
+/* A stream that gives the bytes read to look at the input first, then the rest. */
+struct peek {
+	FILE *f;
+	char head[4096];
+	size_t len, pos;
+};
+
+static ssize_t peek_read(void *cookie, char *buf, size_t size)
+{
+	struct peek *p = cookie;
+	size_t n;
+
+	if (p->pos < p->len) {
+		n = p->len - p->pos < size ? p->len - p->pos : size;
+		memcpy(buf, p->head + p->pos, n);
+		p->pos += n;
+		return (ssize_t)n;
+	}
+	n = fread(buf, 1, size, p->f);
+	return !n && ferror(p->f) ? -1 : (ssize_t)n;
+}
+
+static int peek_close(void *cookie)
+{
+	struct peek *p = cookie;
+
+	if (p->f != stdin)
+		fclose(p->f);
+	free(p);
+	return 0;
+}
+
+/* Assemble and measure one input (a YAML stream: each of its documents); 0 when all was measured, 1 when not. */
+static int run_one(const struct input *in, struct run_cfg *c)
+{
+	cookie_io_functions_t io = { .read = peek_read, .close = peek_close };
+	struct peek *p;
+	FILE *f;
+	char *text;
+	int ret;
+
+	if (in->code) {
+		sbx_error_clear();
+		text = strdup(in->code);
+		ret = measure_text(in->name, text, NULL, NULL, "", c);
+		free(text);
+		return ret;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return error("out of memory");
+	sbx_error_clear();
+	p->f = strcmp(in->name, "-") ? fopen(in->name, "r") : stdin;
+	if (!p->f) {
+		sbx_error_errno(-errno, "cannot open '%s'", in->name);
+		free(p);
+		return measure_text(in->name, NULL, NULL, NULL, "", c);
+	}
+	/* the start, to tell llvm-exegesis's YAML from assembly */
+	p->len = fread(p->head, 1, sizeof(p->head) - 1, p->f);
+	f = fopencookie(p, "r", io);
+	if (!f) {
+		peek_close(p);
+		return error("out of memory");
+	}
+	p->head[p->len] = 0;
+	if (c->input_yaml || (!c->input_asm && exegesis_yaml_looks(p->head))) {
+		unsigned long n;
+
+		ret = run_yaml(f, in->name, c, &n);
+		fclose(f);
+		if (!n && !ret)
+			ret = error("%s: no llvm-exegesis benchmark in it", in->name);
+		return ret;
+	}
+	text = read_all(f, in->name);
+	fclose(f);
+	if (!text)
+		return measure_text(in->name, NULL, NULL, NULL, "", c);
+	ret = measure_text(in->name, text, NULL, NULL, "", c);
+	free(text);
+	return ret;
+}
+
+/*
+ * Say what llvm-exegesis said on errf: why it failed, or the opcodes it
+ * made no snippet for. The number of its lines.
+ */
+static unsigned long exegesis_messages(FILE *errf, bool failed)
+{
+	char line[1024];
+	unsigned long n = 0;
+
+	rewind(errf);
+	while (fgets(line, sizeof(line), errf)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!line[0])
+			continue;
+		if (failed)
+			error("llvm-exegesis: %s", line);
+		else if (n < 3)
+			warning("llvm-exegesis: %s", line);
+		n++;
+	}
+	if (!failed && n > 3)
+		warning("llvm-exegesis: ... %lu lines in all (opcodes it made no snippet for)", n);
+	return n;
+}
+
+/*
+ * --opcode-name/--opcode-index: llvm-exegesis generates the snippets
+ * (--benchmark-phase=prepare-and-assemble-snippet needs no counter), sbx
+ * measures them as they come through a pipe. 0 when all were measured.
+ */
+static int run_opcodes(struct run_cfg *c, const char *exegesis, const char *selector)
+{
+	static const char *const defaults[] = {
+		"llvm-exegesis-19", "/usr/lib/llvm-19/bin/llvm-exegesis", "llvm-exegesis",
+	};
+	char mode[64], rep[64];
+	int ret = 1;
+
+	snprintf(mode, sizeof(mode), "-mode=%s", measure_mode_name(c->mo.mode));
+	snprintf(rep, sizeof(rep), "-repetition-mode=%s",
+		 c->mo.repetition == MEASURE_LOOP ? "loop" : "duplicate");
+	for (size_t i = 0; i < 3; i++) {
+		const char *exe = exegesis ? exegesis : defaults[i];
+		char *argv[] = { (char *)exe, mode, (char *)selector,
+				 "--benchmark-phase=prepare-and-assemble-snippet",
+				 "--benchmarks-file=-", rep, NULL };
+		struct workload_opts wo = { .argv = argv, .cpu = -1, .stop = &stop_signal };
+		struct workload_status st;
+		struct workload *w = NULL;
+		unsigned long n = 0, said;
+		int pfd[2], fds[3], err;
+		FILE *errf = tmpfile(), *in;
+
+		if (!errf || pipe2(pfd, O_CLOEXEC) < 0) {
+			if (errf)
+				fclose(errf);
+			return error("cannot run llvm-exegesis: %s", strerror(errno));
+		}
+		fds[0] = -1;
+		fds[1] = pfd[1];
+		fds[2] = fileno(errf);
+		wo.stdio_fds = fds;
+		err = workload_prepare(&wo, &w);
+		if (!err)
+			err = workload_start(w);
+		close(pfd[1]);
+		in = err ? NULL : fdopen(pfd[0], "r");
+		if (!in)
+			close(pfd[0]);
+		if (in) {
+			c->generator_runs = true;
+			ret = run_yaml(in, "llvm-exegesis", c, &n);
+			c->generator_runs = false;
+			fclose(in);	/* stopped early: llvm-exegesis gets EPIPE */
+			err = workload_wait(w, &st);
+		}
+		workload_free(w);
+		if (err < 0) {
+			fclose(errf);
+			return error_lib(err, "cannot run llvm-exegesis");
+		}
+		if (st.exec_errno == ENOENT && !exegesis && i + 1 < 3) {
+			fclose(errf);
+			continue;
+		}
+		if (st.exec_errno) {
+			fclose(errf);
+			return error("cannot run %s: %s%s", exe, strerror(st.exec_errno),
+				     exegesis ? "" : " (install llvm-19, or name one with --exegesis)");
+		}
+		if (st.stopped) {
+			fclose(errf);
+			return ret;
+		}
+		said = exegesis_messages(errf, !st.exited || st.exit_code != 0);
+		fclose(errf);
+		if (!st.exited || st.exit_code != 0)
+			return said ? 1 : error("%s %s failed (%s)", exe, selector,
+						st.exited ? "exit status non-zero"
+							  : "killed by a signal");
+		if (!n)
+			return error("llvm-exegesis made no snippet for %s", selector + 1);
+		return ret;
+	}
+	return ret;
 }
 
 static int parse_ulong(struct sbx_opts *p, const char *opt, const char *s, unsigned long max,
@@ -485,6 +924,8 @@ static int run_main(int argc, char **argv)
 	struct output *out = NULL;
 	bool format_given = sbx_globals.json;
 	struct contain_limits limits = { 0 };
+	const char *exegesis = NULL;
+	char *selector = NULL;	/* -opcode-name=... or -opcode-index=N */
 	struct run_cfg c;
 	struct sbx_opts p;
 	int n_inputs = 0, failed = 0, c_opt, err;
@@ -506,6 +947,30 @@ static int run_main(int argc, char **argv)
 				return opts_finish(&p, opts_usage_error(&p, "too many snippets"));
 			inputs[n_inputs].name = c_opt == OPT_ASM ? "<asm>" : p.arg;
 			inputs[n_inputs++].code = c_opt == OPT_ASM ? p.arg : NULL;
+			break;
+		case OPT_OPCODE_NAME:
+		case OPT_OPCODE_INDEX:
+			if (selector)
+				err = opts_usage_error(&p, "one --opcode-name or --opcode-index");
+			else if (c_opt == OPT_OPCODE_INDEX &&
+				 (strtol(p.arg, &end, 10) < -1 || *end || !*p.arg))
+				err = opts_usage_error(&p, "--opcode-index must be an opcode number or -1 "
+						       "(every opcode), not '%s'", p.arg);
+			else if (c_opt == OPT_OPCODE_NAME && !*p.arg)
+				err = opts_usage_error(&p, "--opcode-name needs a name");
+			else if (asprintf(&selector, "-opcode-%s=%s",
+					  c_opt == OPT_OPCODE_NAME ? "name" : "index", p.arg) < 0)
+				err = error("out of memory");
+			break;
+		case OPT_EXEGESIS:
+			exegesis = p.arg;
+			break;
+		case OPT_INPUT_FORMAT:
+			c.input_yaml = !strcmp(p.arg, "exegesis-yaml");
+			c.input_asm = !strcmp(p.arg, "asm");
+			if (!c.input_yaml && !c.input_asm)
+				err = opts_usage_error(&p, "--input-format must be asm or exegesis-yaml, "
+						       "not '%s'", p.arg);
 			break;
 		case OPT_SYNTAX:
 			if (!strcmp(p.arg, "att"))
@@ -537,6 +1002,7 @@ static int run_main(int argc, char **argv)
 			break;
 		case OPT_MIN_INSNS:
 			err = parse_ulong(&p, "--min-instructions", p.arg, 100000000, &c.mo.min_instructions);
+			c.min_instructions_given = true;
 			break;
 		case OPT_REPEAT:
 			err = parse_ulong(&p, "--benchmark-repeat-count", p.arg, 100000, &v);
@@ -635,13 +1101,16 @@ static int run_main(int argc, char **argv)
 		inputs[n_inputs].name = argv[i];
 		inputs[n_inputs++].code = NULL;
 	}
-	if (n_inputs == 0)
-		return opts_finish(&p, opts_usage_error(&p, "no snippet given (FILE, - or --asm)"));
+	if (n_inputs == 0 && !selector)
+		return opts_finish(&p, opts_usage_error(&p, "no snippet given (FILE, -, --asm or "
+							 "--opcode-name)"));
 	if (c.ao.dump_object && n_inputs > 1)
 		return opts_finish(&p, opts_usage_error(&p, "--dump-object-to-disk takes one snippet"));
 	results = stdout;
 	if (results_path && !format_given)
 		c.fmt = FMT_YAML;	/* llvm-exegesis's --benchmarks-file is YAML */
+	c.fmt_given = format_given || results_path;
+	c.progress = isatty(STDERR_FILENO);
 	if (results_path && strcmp(results_path, "-")) {
 		int oerr = output_open(results_path, 0644, &out);
 
@@ -677,6 +1146,9 @@ static int run_main(int argc, char **argv)
 		failed |= run_one(&inputs[i], &c);
 		workload_end_descendants();
 	}
+	if (selector && !stop_signal)
+		failed |= run_opcodes(&c, exegesis, selector);
+	free(selector);
 	opts_finish(&p, OPTS_END);
 	if (out) {
 		/* complete, or not there at all */

@@ -63,7 +63,7 @@ _sbx() {
 		;;
 	-o | --output | --benchmarks-file | --dump-object-to-disk | \
 	--binary | --perfdata | --perfscript | --unsymbolized-profile | --debug-binary | \
-	--debug-file)
+	--debug-file | --exegesis)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
@@ -74,9 +74,10 @@ _sbx() {
 	esac
 	# what each command takes as operands
 	case $cmd in
-	run)	# assembly snippets
+	run)	# assembly snippets, llvm-exegesis's YAML
 		COMPREPLY=($(compgen -d -- "$cur") $(compgen -f -X '!*.s' -- "$cur")
-			$(compgen -f -X '!*.S' -- "$cur") $(compgen -f -X '!*.asm' -- "$cur"))
+			$(compgen -f -X '!*.S' -- "$cur") $(compgen -f -X '!*.asm' -- "$cur")
+			$(compgen -f -X '!*.yaml' -- "$cur"))
 		;;
 	record)	# a command line
 		COMPREPLY=($(compgen -c -- "$cur") $(compgen -f -- "$cur"))

@@ -20,7 +20,7 @@ secs=${1:-60}
 shift || true
 make -s fuzz-build sbx workloads examples
 work=build/fuzz
-targets_all=(perf-data snippet jitdump perf-map perfscript binary)
+targets_all=(perf-data snippet jitdump perf-map perfscript binary exegesis-yaml)
 for t in "${targets_all[@]}"; do mkdir -p "$work/seed-$t"; done
 mkdir -p "$work/crashes"
 

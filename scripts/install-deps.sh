@@ -11,6 +11,7 @@ packages=(
 	libjson-c-dev				# --json output
 	libcapstone-dev				# the faulting instruction of a crashed snippet
 	libzstd-dev				# perf record -z data: perf's own compression, zstd
+	libyaml-dev				# sbx run: llvm-exegesis's benchmark YAML as input
 	scdoc man-db groff-base			# man pages: build and read
 	bats bats-support bats-assert		# CLI tests
 	linux-perf				# the judge: perf report/script read what we write

@@ -114,9 +114,11 @@ zsh_complete() {	# words…: completes the last word as zsh would (compadd recor
 @test "bash completion: each command's operands, and the values that are files" {
 	cd "$BATS_TEST_TMPDIR"
 	mkdir -p snips
-	touch a.s b.S c.asm d.txt perf.data
+	touch a.s b.S c.asm d.txt e.yaml perf.data
 	run -0 bash_complete "$SBX" run ''
-	assert_output "$(printf 'a.s\nb.S\nc.asm\nsnips')"
+	assert_output "$(printf 'a.s\nb.S\nc.asm\ne.yaml\nsnips')"
+	run -0 bash_complete "$SBX" run --exegesis ''
+	assert_line e.yaml
 	run -0 bash_complete "$SBX" record -e cpu-clock bas
 	assert_line bash
 	run -0 bash_complete "$SBX" report ''
@@ -170,7 +172,9 @@ zsh_complete() {	# words…: completes the last word as zsh would (compadd recor
 @test "zsh completion: each command's operands, and the values that are files" {
 	command -v zsh >/dev/null || skip "zsh is not installed"
 	run -0 zsh_complete "$SBX" run ''
-	assert_output "FILES -g *.(s|S|asm)"
+	assert_output "FILES -g *.(s|S|asm|yaml)"
+	run -0 zsh_complete "$SBX" run --exegesis ''
+	assert_output "FILES "
 	run -0 zsh_complete "$SBX" record ''
 	assert_output COMMANDS
 	run -0 zsh_complete "$SBX" report ''

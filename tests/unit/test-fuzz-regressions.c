@@ -33,6 +33,9 @@
 #define LLVMFuzzerTestOneInput fuzz_snippet
 #include "../fuzz/fuzz-snippet.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_exegesis_yaml
+#include "../fuzz/fuzz-exegesis-yaml.c"
+#undef LLVMFuzzerTestOneInput
 
 static uint8_t *read_all(const char *path, size_t *len)
 {
@@ -116,6 +119,11 @@ static void test_snippets(void)
 	CHECK(replay_dir("tests/data/snippets", fuzz_snippet) >= 5);
 }
 
+static void test_exegesis_yaml(void)
+{
+	CHECK(replay_dir("tests/data/fuzz/exegesis-yaml", fuzz_exegesis_yaml) >= 2);
+}
+
 /* A real binary through the fuzz target's profile: a profile, every sample in it. */
 static void test_binary_profile(void)
 {
@@ -158,6 +166,7 @@ static const struct unit_test tests[] = {
 	TEST(test_perf_script_text),
 	TEST(test_binaries),
 	TEST(test_snippets),
+	TEST(test_exegesis_yaml),
 	TEST(test_binary_profile),
 	TEST(test_binary_code_span),
 	{ 0 },

@@ -1,0 +1,143 @@
+#!/usr/bin/env bats
+# sbx run on llvm-exegesis's own snippets: its benchmark YAML as input (made
+# by llvm-exegesis 19 without a counter, --benchmark-phase=
+# prepare-and-assemble-snippet), measured one document at a time, written
+# back in its shape, read by llvm-exegesis 19's analysis mode. Accuracy bounds
+# as wide as 20-run's: a loaded machine must not make them flake.
+
+load test_helper
+
+EX=$TOP/tests/data/exegesis
+
+exegesis19() {
+	local e
+	e=$(llvm-config-19 --bindir 2>/dev/null)/llvm-exegesis
+	[ -x "$e" ] || { echo "llvm-exegesis 19 is not installed (llvm-19)"; return 1; }
+	echo "$e"
+}
+
+# Fail unless lo <= v <= hi.
+in_range() {
+	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "" && v + 0 >= lo && v + 0 <= hi) }' ||
+		{ echo "value '$1' is not within [$2, $3]"; return 1; }
+}
+
+# The latency of document N (from 1) of YAML on stdin.
+doc_value() {
+	awk -v n="$1" '/^---/ { d++ } d == n && /key: latency, value:/ {
+		sub(/.*value: /, ""); sub(/,.*/, ""); print; exit }'
+}
+
+@test "exegesis YAML: every document measured as it says, its fields kept, errors per document" {
+	run -1 --separate-stderr sbx run "$EX/snippets.yaml"
+	# seven results (the last document is not a benchmark: an error, no result)
+	[ "$(grep -c '^---$' <<< "$output")" -eq 7 ]
+	# llvm-exegesis's own fields come back: its instructions, registers, CPU name, code
+	assert_line "    - 'IMUL64rr R8 R8 RAX'"
+	assert_line "    - 'R8=0x0'"
+	assert_line "cpu_name:        'znver5'"
+	assert_line "llvm_triple:     x86_64-pc-linux-gnu"
+	assert_line "assembled_snippet: 49B8000000000000000048B800000000000000004C0FAFC04C0FAFC04C0FAFC04C0FAFC0C3"
+	in_range "$(doc_value 1 <<< "$output")" 0.6 1.5	# ADD64rr
+	in_range "$(doc_value 2 <<< "$output")" 2.2 4.5	# IMUL64rr
+	in_range "$(doc_value 3 <<< "$output")" 2.2 4.5	# CRC32r64r64: after the pushes and pops
+	in_range "$(doc_value 4 <<< "$output")" 0.6 1.5	# ADC16ri8: BP as RBP
+	assert_line --partial "left at their defaults: EFLAGS"
+	# AX, R9B and XMM1 held what register_initial_values says: the check exited 0
+	assert_line "error:           'the snippet exited with code 0 before it was measured'"
+	assert_line --regexp "^error:           'SIGILL at address 0x[0-9a-f]+, snippet\+0x0: ud2'$"
+	assert_line "error:           'mode uops: sbx run measures latency and inverse_throughput'"
+	# on standard error, each failure with its document's line and instructions
+	[[ ${stderr_lines[0]} =~ ^"sbx run: error: $EX/snippets.yaml:107: TRAP: SIGILL at address" ]]
+	assert_equal "${stderr_lines[1]}" "sbx run: error: $EX/snippets.yaml:122: ADD64rr R12 R12 RAX: mode uops: sbx run measures latency and inverse_throughput"
+	assert_equal "${stderr_lines[2]}" "sbx run: error: $EX/snippets.yaml:137: not an llvm-exegesis benchmark: no mode"
+	[ "${#stderr_lines[@]}" -eq 3 ]
+}
+
+@test "exegesis YAML: llvm-exegesis 19's analysis mode reads what sbx writes, clusters and sched classes" {
+	E=$(exegesis19)
+	cd "$BATS_TEST_TMPDIR"
+	sbx run --benchmarks-file=out.yaml "$EX/snippets.yaml" 2>/dev/null || true
+	run -0 "$E" -mode=analysis -benchmarks-file=out.yaml -analysis-numpoints=1 \
+		-analysis-clusters-output-file=clusters.csv -analysis-inconsistencies-output-file=sched.html
+	assert_output --partial "Parsed 7 benchmark points"
+	# the measured latencies, by LLVM's scheduling classes of znver5
+	# (the quoted opcode_name column has commas: the last two columns)
+	add=$(awk -F, 'NF > 1 && $(NF - 1) == "WriteALU" { print $NF }' clusters.csv)
+	imul=$(awk -F, 'NF > 1 && $(NF - 1) == "WriteIMul64Reg" { print $NF }' clusters.csv)
+	crc=$(awk -F, 'NF > 1 && $(NF - 1) == "CRC32r64r64" { print $NF }' clusters.csv)
+	in_range "$add" 0.6 1.5
+	in_range "$imul" 2.2 4.5
+	in_range "$crc" 2.2 4.5
+	grep -q 'Cpu: znver5' <(sed 's/<[^>]*>/ /g' sched.html | tr -s ' \n' ' ')
+}
+
+@test "exegesis YAML: --format text and json label results with the instructions; stdin; --input-format" {
+	run -1 --separate-stderr sbx run --format text - < "$EX/snippets.yaml"
+	assert_line --index 0 --regexp '^SNIPPET +KEY +PER INSN +PER SNIPPET +COUNTER$'
+	assert_line --index 1 --regexp '^ADD64rr R12 R12 RAX +latency +[0-9.]+ +[0-9.]+ +tsc-cycles|^ADD64rr R12 R12 RAX +latency +[0-9.]+ +[0-9.]+ +cycles'
+	assert_line --regexp '^CMP64ri32 RAX i_0x1234; JCC_1 .* +exit\(0\) +- +-'
+	[[ ${stderr_lines[0]} == "sbx run: error: -:107: TRAP: SIGILL at address"* ]]
+	run -1 --separate-stderr sbx run --json "$EX/snippets.yaml"
+	assert_line --index 0 --regexp '^\{"snippet":"ADD64rr R12 R12 RAX","mode":"latency"'
+	# read as assembly, it is not
+	run -1 --separate-stderr sbx run --input-format asm "$EX/snippets.yaml"
+	[[ $stderr == *"snippets.yaml:"*"Error:"* ]]
+	# and an assembly file is not YAML
+	run -1 --separate-stderr sbx run --input-format exegesis-yaml "$TOP/tests/data/snippets/add-chain.s"
+	assert_equal "$stderr" "sbx run: error: $TOP/tests/data/snippets/add-chain.s:4: not an llvm-exegesis benchmark: not a mapping"
+	run -2 --separate-stderr sbx run --input-format xml "$EX/snippets.yaml"
+	assert_equal "${stderr_lines[0]}" "sbx run: error: --input-format must be asm or exegesis-yaml, not 'xml'"
+}
+
+@test "exegesis YAML: a syntax error names its line; an empty stream is an error" {
+	printf -- '---\nmode: latency\nkey: { instructions: [ x }\n' > "$BATS_TEST_TMPDIR/bad.yaml"
+	run -1 --separate-stderr sbx run "$BATS_TEST_TMPDIR/bad.yaml"
+	assert_equal "$stderr" "sbx run: error: $BATS_TEST_TMPDIR/bad.yaml:3: not YAML: did not find expected ',' or ']'"
+	printf -- '---\n...\n' > "$BATS_TEST_TMPDIR/empty.yaml"
+	run -1 --separate-stderr sbx run --input-format exegesis-yaml "$BATS_TEST_TMPDIR/empty.yaml"
+	assert_equal "$stderr" "sbx run: error: $BATS_TEST_TMPDIR/empty.yaml:2: not an llvm-exegesis benchmark: not a mapping"
+}
+
+@test "exegesis YAML: an interrupted sweep keeps what it measured, written as it went" {
+	cd "$BATS_TEST_TMPDIR"
+	# an add, then a snippet that never ends: SIGINT comes while it runs
+	{ sed -n '/^---$/,/^\.\.\.$/p' "$EX/snippets.yaml" | awk '/^---$/ { n++ } n == 1'
+	  printf -- "---\nmode: latency\nkey:\n  instructions: [ 'JMP_1 i_0x0' ]\nassembled_snippet: EBFEEBFEC3\n...\n"
+	} > sweep.yaml
+	"$SBX" run --timeout 60 sweep.yaml > out.yaml 2> err.txt &	# its pid, not a shell's
+	pid=$!
+	for _ in $(seq 600); do
+		grep -q 'key: latency' out.yaml && break
+		sleep 0.1
+	done
+	grep -q 'key: latency' out.yaml
+	sleep 0.5	# the loop's child is running
+	kill -INT $pid
+	st=0
+	wait $pid || st=$?
+	assert_equal "$st" 130
+	[ "$(grep -c '^---$' out.yaml)" -eq 2 ]
+	grep -q "^error:           'interrupted by SIGINT'" out.yaml
+}
+
+@test "--opcode-name: llvm-exegesis 19 generates the snippets, sbx measures them as they come" {
+	exegesis19 >/dev/null
+	run -0 --separate-stderr sbx run --opcode-name ADD64rr,IMUL64rr,MOV64rm --format json
+	[ "${#lines[@]}" -eq 2 ]
+	assert_line --index 0 --regexp '^\{"snippet":"ADD64rr [A-Z0-9]+ [A-Z0-9]+ [A-Z0-9]+","mode":"latency"'
+	in_range "$(grep -o '"value":[-0-9.e+]*' <<< "${lines[0]}" | head -1 | cut -d: -f2)" 0.6 1.5
+	in_range "$(grep -o '"value":[-0-9.e+]*' <<< "${lines[1]}" | head -1 | cut -d: -f2)" 2.2 4.5
+	# what llvm-exegesis made no snippet for
+	assert_equal "$stderr" "sbx run: warning: llvm-exegesis: MOV64rm: unsupported memory operand in latency measurements"
+	# inverse throughput: exegesis's independent instructions, measured as such
+	run -0 --separate-stderr sbx run --mode inverse_throughput --opcode-name ADD64rr --format yaml
+	assert_line "mode:            inverse_throughput"
+	assert_line --regexp '^  - \{ key: inverse_throughput, value: '
+	run -1 --separate-stderr sbx run --opcode-name NOTANOPCODE
+	assert_equal "$stderr" "sbx run: error: llvm-exegesis: llvm-exegesis error: unknown opcode NOTANOPCODE"
+	run -1 --separate-stderr sbx run --exegesis /nonexistent/llvm-exegesis --opcode-name ADD64rr
+	assert_equal "$stderr" "sbx run: error: cannot run '/nonexistent/llvm-exegesis': No such file or directory"
+	run -2 --separate-stderr sbx run --opcode-index x
+	assert_equal "${stderr_lines[0]}" "sbx run: error: --opcode-index must be an opcode number or -1 (every opcode), not 'x'"
+}
