@@ -41,7 +41,8 @@ enum {
 	OPT_REPEAT, OPT_AGGREGATE, OPT_NO_DIFF, OPT_COUNTERS, OPT_CYCLE_COUNTER, OPT_CPU,
 	OPT_TIMEOUT, OPT_ALLOW_SYSCALLS, OPT_DUMP, OPT_FORMAT, OPT_JSON, OPT_SNIPPETS_FILE,
 	OPT_BENCHMARKS_FILE, OPT_EXECUTION_MODE, OPT_MAX_PIDS, OPT_MAX_MEMORY, OPT_INPUT_FORMAT,
-	OPT_OPCODE_NAME, OPT_OPCODE_INDEX, OPT_EXEGESIS,
+	OPT_OPCODE_NAME, OPT_OPCODE_INDEX, OPT_EXEGESIS, OPT_PHASE, OPT_DUMMY_COUNTERS, OPT_MTRIPLE,
+	OPT_PROGRESS, OPT_GEN_MCPU, OPT_GEN_CONFIGS,
 };
 
 static const struct sbx_option run_options[] = {
@@ -58,7 +59,7 @@ static const struct sbx_option run_options[] = {
 	  OPT_EXEGESIS },
 	{ "syntax", 0, "SYNTAX", "att (default) or intel", OPT_SYNTAX },
 	{ "assembler", 0, "PROGRAM", "assembler to run: as (default) or llvm-mc", OPT_ASSEMBLER },
-	{ "mode", 0, "MODE", "latency (default) or inverse_throughput", OPT_MODE },
+	{ "mode", 0, "MODE", "latency (default), inverse_throughput or uops (a PMU's)", OPT_MODE },
 	{ "repetition-mode", 0, "MODE", "duplicate (default), loop or min", OPT_REPETITION },
 	{ "min-instructions", 0, "N", "instructions per measured run (default 10000)",
 	  OPT_MIN_INSNS },
@@ -88,6 +89,17 @@ static const struct sbx_option run_options[] = {
 	  OPT_MAX_PIDS },
 	{ "max-memory", 0, "SIZE", "memory of a snippet's child and the assembler (K, M, G)",
 	  OPT_MAX_MEMORY },
+	{ "benchmark-phase", 0, "PHASE", "measure (default), or stop after assembling",
+	  OPT_PHASE },
+	{ "measurements-print-progress", 0, NULL, "show a sweep's progress on standard error",
+	  OPT_PROGRESS },
+	{ "mtriple", 0, "TRIPLE", "x86_64 only (llvm-exegesis's option)", OPT_MTRIPLE },
+	{ "mcpu", 0, "CPU", "for llvm-exegesis's generation (--opcode-*); else ignored",
+	  OPT_GEN_MCPU },
+	{ "max-configs-per-opcode", 0, "N", "for llvm-exegesis's generation; else ignored",
+	  OPT_GEN_CONFIGS },
+	{ "use-dummy-perf-counters", 0, NULL, "ignored: sbx measures without a PMU",
+	  OPT_DUMMY_COUNTERS },
 	OPT_END,
 };
 
@@ -96,7 +108,7 @@ static const struct sbx_option_values run_values[] = {
 	{ "input-format", "asm exegesis-yaml" },
 	{ "syntax", "att intel" },
 	{ "assembler", "as llvm-mc" },
-	{ "mode", "latency inverse_throughput" },
+	{ "mode", "latency inverse_throughput uops" },
 	{ "repetition-mode", "duplicate loop min" },
 	{ "result-aggregation-mode", "min median mean min-variance" },
 	{ "aggregate", "min median mean min-variance" },
@@ -104,6 +116,8 @@ static const struct sbx_option_values run_values[] = {
 	{ "cycle-counter", "auto cycles tsc task-clock" },
 	{ "format", "text yaml yaml-llvm14 json" },
 	{ "execution-mode", "subprocess inprocess" },
+	{ "benchmark-phase", "measure prepare-snippet prepare-and-assemble-snippet "
+			     "assemble-measured-code dry-run-measurement" },
 	{ NULL, NULL },
 };
 
@@ -136,9 +150,51 @@ static void catch_stop_signals(void)
 #define MAX_SNIPPET_BYTES (16u << 20)
 
 struct input {
-	const char *name;	/* file name, "-" or "<asm>" */
+	const char *name;	/* file name, "-" or "<asm>" (several: "<asm: TEXT>") */
 	const char *code;	/* --asm text, else NULL */
+	char label[64];		/* the name of one of several --asm */
 };
+
+/*
+ * The label of one of several --asm snippets: its instructions without
+ * comments, "; " between them, blanks collapsed, cut at 40 characters.
+ */
+static void asm_label(const char *code, char *buf, size_t len)
+{
+	char text[41];
+	size_t n = 0;
+	bool cut = false, blank = false, next = false;
+
+	for (const char *p = code; *p && !cut; p++) {
+		if (*p == '#') {	/* a comment, to the end of its line */
+			p += strcspn(p, "\n");
+			if (!*p)
+				break;
+		}
+		if (*p == '\n' || *p == ';') {
+			next = n > 0;	/* "; " before the next instruction */
+			blank = false;
+			continue;
+		}
+		if (*p == ' ' || *p == '\t') {
+			blank = n > 0 && !next;
+			continue;
+		}
+		if (next || blank) {
+			const char *sep = next ? "; " : " ";
+
+			for (; *sep && n < 40; sep++)
+				text[n++] = *sep;
+			next = blank = false;
+		}
+		if (n == 40)
+			cut = true;
+		else
+			text[n++] = *p;
+	}
+	text[n] = 0;
+	snprintf(buf, len, "<asm: %s%s>", text, cut ? "..." : "");
+}
 
 struct run_cfg {
 	struct measure_opts mo;
@@ -150,6 +206,10 @@ struct run_cfg {
 	bool input_yaml, input_asm;	/* --input-format; neither: by the content */
 	bool progress;		/* standard error is a terminal */
 	bool generator_runs;	/* llvm-exegesis writes the input: not one to end */
+	bool unavailable_said;	/* the warning about a counter this machine lacks */
+	const char *skip_phase;	/* --benchmark-phase before measuring: assemble only */
+	char *generator_args[8];	/* --mcpu=... and the like, for llvm-exegesis */
+	int n_generator_args;
 	int progress_len;	/* of the progress line shown, 0: none */
 	int text_header_done;
 	int name_width;		/* of the SNIPPET column */
@@ -313,9 +373,11 @@ static void write_yaml_doc(const struct yaml_doc *y, const struct measure_result
 		y->min_instructions);
 	if (!err[0] && r->n_values) {
 		fprintf(results, "%s\n", "measurements:");
-		for (int i = 0; i < r->n_values; i++)
-			fprintf(results, "  - { key: %s, value: %.6g, per_snippet_value: %.6g }\n",
-				r->values[i].key, r->values[i].value, r->values[i].per_snippet_value);
+		for (int i = 0; i < r->n_values; i++)	/* what cannot be counted is left out */
+			if (!r->values[i].unavailable)
+				fprintf(results, "  - { key: %s, value: %.6g, per_snippet_value: %.6g }\n",
+					r->values[i].key, r->values[i].value,
+					r->values[i].per_snippet_value);
 	} else {
 		fprintf(results, "%s\n", "measurements:    []");
 	}
@@ -426,17 +488,24 @@ static void print_json(const char *name, const struct snippet *s,
 		json_object_object_add(o, "tsc_drift", json_object_new_double(r->drift));
 	}
 	for (int i = 0; !err[0] && i < r->n_values; i++) {
+		const struct measure_value *mv = &r->values[i];
 		json_object *v = json_object_new_object();
 
-		json_object_object_add(v, "key", json_object_new_string(r->values[i].key));
-		json_object_object_add(v, "value", json_object_new_double(r->values[i].value));
-		json_object_object_add(v, "per_snippet_value",
-				       json_object_new_double(r->values[i].per_snippet_value));
+		json_object_object_add(v, "key", json_object_new_string(mv->key));
+		json_object_object_add(v, "value", mv->unavailable ? NULL :
+				       json_object_new_double(mv->value));
+		json_object_object_add(v, "per_snippet_value", mv->unavailable ? NULL :
+				       json_object_new_double(mv->per_snippet_value));
+		json_object_object_add(v, "unit", json_object_new_string(mv->unit ? mv->unit : "count"));
+		if (mv->unavailable)
+			json_object_object_add(v, "unavailable", json_object_new_boolean(true));
 		json_object_array_add(m, v);
 	}
 	json_object_object_add(o, "measurements", m);
 	json_object_object_add(o, "error", json_object_new_string(err));
 	json_object_object_add(o, "exited", json_object_new_boolean(r->exited));
+	if (c->skip_phase)
+		json_object_object_add(o, "skipped", json_object_new_boolean(true));
 	if (s && !s->decoded_all && s->n_llvm_insns)	/* capstone could not decode them */
 		for (int i = 0; i < s->n_llvm_insns; i++)
 			json_object_array_add(insns, json_object_new_string(s->llvm_insns[i]));
@@ -461,6 +530,13 @@ static void print_json(const char *name, const struct snippet *s,
 	json_object_put(o);
 }
 
+/* Whether v is the cycle counter's value (the mode's key; "cycles" and such in uops mode). */
+static bool is_cycles(const struct measure_result *r, const struct measure_value *v)
+{
+	return !strcmp(v->key, r->counter) || !strcmp(v->key, "latency") ||
+	       !strcmp(v->key, "inverse_throughput");
+}
+
 static void print_text(const char *name, const struct snippet *s,
 		       const struct measure_result *r, struct run_cfg *c)
 {
@@ -469,22 +545,31 @@ static void print_text(const char *name, const struct snippet *s,
 		       "PER SNIPPET", "COUNTER");
 		c->text_header_done = 1;
 	}
+	if (c->skip_phase)
+		fprintf(results, "%-*s  %-18s %10s %12s  --benchmark-phase %s: assembled, not measured\n",
+			c->name_width, name, "skipped", "-", "-", c->skip_phase);
 	if (r->exited)	/* a checking snippet, as llvm-exegesis's tests write them */
 		fprintf(results, "%-*s  %-18s %10s %12s  %s\n", c->name_width, name, "exit(0)", "-",
 			"-", "the snippet exited with code 0 before it was measured");
 	for (int i = 0; i < r->n_values; i++) {
+		const struct measure_value *v = &r->values[i];
 		char counter[96];
 
-		if (i == 0 && r->tsc_per_cycle > 0)
+		if (is_cycles(r, v) && r->tsc_per_cycle > 0)
 			snprintf(counter, sizeof(counter), "%s (%.3f TSC ticks/cycle)", r->counter,
 				 r->tsc_per_cycle);
-		else if (i == 0)
+		else if (is_cycles(r, v))
 			snprintf(counter, sizeof(counter), "%s (%s)", r->counter, r->unit);
+		else if (v->unavailable)
+			snprintf(counter, sizeof(counter), "unavailable: this machine cannot count it");
 		else
-			snprintf(counter, sizeof(counter), "event");
-		fprintf(results, "%-*s  %-18s %10.4f %12.4f  %s\n", c->name_width, i == 0 ? name : "",
-		       r->values[i].key,
-		       r->values[i].value, r->values[i].per_snippet_value, counter);
+			snprintf(counter, sizeof(counter), "event (%s)", v->unit ? v->unit : "count");
+		if (v->unavailable)
+			fprintf(results, "%-*s  %-18s %10s %12s  %s\n", c->name_width, i == 0 ? name : "",
+				v->key, "-", "-", counter);
+		else
+			fprintf(results, "%-*s  %-18s %10.4f %12.4f  %s\n", c->name_width,
+				i == 0 ? name : "", v->key, v->value, v->per_snippet_value, counter);
 	}
 	fflush(results);
 }
@@ -513,8 +598,8 @@ static int measure_text(const char *name, const char *text, const struct exegesi
 		if (doc->min_instructions && !c->min_instructions_given)
 			mo.min_instructions = doc->min_instructions;
 		if (measure_parse_mode(doc->mode, &mo.mode) < 0)
-			e = sbx_error(-EINVAL, "%s: mode %s: sbx run measures latency and "
-				      "inverse_throughput", where, doc->mode);
+			e = sbx_error(-EINVAL, "mode %s: sbx run measures latency, "
+				      "inverse_throughput and uops", doc->mode);
 	}
 	if (!e && !text)
 		e = sbx_error_msg() ? -EIO : -ENOMEM;
@@ -525,37 +610,52 @@ static int measure_text(const char *name, const char *text, const struct exegesi
 	if (!e && !doc && (fmt == FMT_YAML || fmt == FMT_YAML_LLVM14) &&
 	    snippet_llvm_names(s, c->ao.syntax, NULL) < 0)
 		sbx_error_clear();	/* without llvm-mc: sbx's disassembly */
-	if (!e)
+	if (!e && !c->skip_phase)
 		e = measure_snippet(s, &mo, &r);
 	if (e < 0)
 		snprintf(err, sizeof(err), "%s", sbx_error_msg() ? sbx_error_msg() : strerror(-e));
 	else if (r.error[0])
 		snprintf(err, sizeof(err), "%s: %s", doc ? where : name, r.error);
 
+	for (int i = 0; !err[0] && i < r.n_values; i++) {
+		if (r.values[i].unavailable && !c->unavailable_said) {
+			progress_clear(c);
+			warning("%s: this machine cannot count it (no hardware PMU?); the other "
+				"figures are measured", r.values[i].key);
+			c->unavailable_said = true;
+		}
+	}
 	if (!err[0] && r.tsc_per_cycle > 0 && fabs(r.drift) > 0.02)
 		warning("%s: the TSC calibration drifted by %+.1f%% during the run; the figures "
 			"may be off (frequency scaling?)", name, 100 * r.drift);
 	if (err[0]) {
-		progress_clear(c);
-		error("%s", err);
-		/* a document's error field: the error alone, as llvm-exegesis writes it */
-		if (doc && r.error[0]) {
-			snprintf(err, sizeof(err), "%s", r.error);
-		} else if (doc && !strncmp(err, where, strlen(where)) &&
-			   !strncmp(err + strlen(where), ": ", 2)) {
-			size_t skip = strlen(where) + 2;
+		size_t wl = doc ? strlen(where) : 0;
+		bool named = doc && !strncmp(err, where, wl) && !strncmp(err + wl, ": ", 2);
 
-			memmove(err, err + skip, strlen(err + skip) + 1);
-		}
+		progress_clear(c);
+		/* a document's error names it on standard error ... */
+		if (doc && !named)
+			error("%s: %s", where, err);
+		else
+			error("%s", err);
+		/* ... and is alone in its error field, as llvm-exegesis writes it */
+		if (doc && r.error[0])
+			snprintf(err, sizeof(err), "%s", r.error);
+		else if (named)
+			memmove(err, err + wl + 2, strlen(err + wl + 2) + 1);
 	}
 	switch (fmt) {
 	case FMT_YAML:
-	case FMT_YAML_LLVM14:
+	case FMT_YAML_LLVM14: {
+		/* llvm-exegesis's words for a phase before measuring */
+		const char *shown = !err[0] && c->skip_phase ? "actual measurements skipped." : err;
+
 		if (doc)
-			print_yaml_doc(doc, &r, err, unset, &mo, c, fmt);
+			print_yaml_doc(doc, &r, shown, unset, &mo, c, fmt);
 		else
-			print_yaml(name, s, &r, err, c);
+			print_yaml(name, s, &r, shown, c);
 		break;
+	}
 	case FMT_JSON:
 		print_json(name, s, &r, err, c);
 		break;
@@ -795,15 +895,18 @@ static int run_opcodes(struct run_cfg *c, const char *exegesis, const char *sele
 		 c->mo.repetition == MEASURE_LOOP ? "loop" : "duplicate");
 	for (size_t i = 0; i < 3; i++) {
 		const char *exe = exegesis ? exegesis : defaults[i];
-		char *argv[] = { (char *)exe, mode, (char *)selector,
-				 "--benchmark-phase=prepare-and-assemble-snippet",
-				 "--benchmarks-file=-", rep, NULL };
+		char *argv[16] = { (char *)exe, mode, (char *)selector,
+				   "--benchmark-phase=prepare-and-assemble-snippet",
+				   "--benchmarks-file=-", rep };
 		struct workload_opts wo = { .argv = argv, .cpu = -1, .stop = &stop_signal };
 		struct workload_status st;
 		struct workload *w = NULL;
 		unsigned long n = 0, said;
 		int pfd[2], fds[3], err;
 		FILE *errf = tmpfile(), *in;
+
+		for (int k = 0; k < c->n_generator_args; k++)	/* --mcpu and the like */
+			argv[6 + k] = c->generator_args[k];
 
 		if (!errf || pipe2(pfd, O_CLOEXEC) < 0) {
 			if (errf)
@@ -877,27 +980,35 @@ static int parse_ulong(struct sbx_opts *p, const char *opt, const char *s, unsig
 /*
  * llvm-exegesis (LLVM's command-line library) takes long options with one
  * dash too: -mode=latency. Spell those as --mode=latency for getopt, so
- * that its users' command lines work. sbx run has no short options but -h.
+ * that its users' command lines work. sbx run has no short options but -h:
+ * the first single-dash option that is none of sbx's long ones, which
+ * getopt would take for '-x', is returned, to be named as it was written.
  */
-static void exegesis_dashes(int argc, char **argv, char **copies)
+static const char *exegesis_dashes(int argc, char **argv, char **copies)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		const struct sbx_option *o;
 		size_t len;
 
 		if (!strcmp(a, "--"))
 			break;
-		if (a[0] != '-' || a[1] == '-' || !a[1] || !a[2])
-			continue;
-		len = strcspn(a + 1, "=");
-		for (const struct sbx_option *o = run_options; o->long_name; o++) {
-			if (strlen(o->long_name) == len && !strncmp(o->long_name, a + 1, len) &&
-			    asprintf(&copies[i], "-%s", a) > 0) {
-				argv[i] = copies[i];
+		if (a[0] != '-' || !a[1])
+			continue;	/* an operand */
+		len = strcspn(a + 1 + (a[1] == '-'), "=");
+		for (o = run_options; o->long_name; o++)
+			if (strlen(o->long_name) == len &&
+			    !strncmp(o->long_name, a + 1 + (a[1] == '-'), len))
 				break;
-			}
-		}
+		if (a[1] != '-' && a[2] && !o->long_name)
+			return a;	/* -x86-lbr-sample-period: no '-x' */
+		if (a[1] != '-' && a[2] && asprintf(&copies[i], "-%s", a) > 0)
+			argv[i] = copies[i];
+		/* the value of an option that takes one, given apart: not an option */
+		if (o->long_name && o->arg && !strchr(a, '='))
+			i++;
 	}
+	return NULL;
 }
 
 static int run_main(int argc, char **argv);
@@ -905,12 +1016,21 @@ static int run_main(int argc, char **argv);
 int cmd_run(int argc, char **argv)
 {
 	char **copies = calloc((size_t)argc + 1, sizeof(char *));
+	const char *unknown;
 	int ret;
 
 	if (!copies)
 		return error("out of memory");
-	exegesis_dashes(argc, argv, copies);
-	ret = run_main(argc, argv);
+	unknown = exegesis_dashes(argc, argv, copies);
+	if (unknown) {
+		struct sbx_opts p;
+
+		opts_init(&p, "run", run_usage, run_options, argc, argv, 0);
+		ret = opts_finish(&p, opts_usage_error(&p, "unknown option '%.*s'",
+						       (int)strcspn(unknown, "="), unknown));
+	} else {
+		ret = run_main(argc, argv);
+	}
 	for (int i = 0; i < argc; i++)
 		free(copies[i]);
 	free(copies);
@@ -926,6 +1046,7 @@ static int run_main(int argc, char **argv)
 	struct contain_limits limits = { 0 };
 	const char *exegesis = NULL;
 	char *selector = NULL;	/* -opcode-name=... or -opcode-index=N */
+	bool force_progress = false;
 	struct run_cfg c;
 	struct sbx_opts p;
 	int n_inputs = 0, failed = 0, c_opt, err;
@@ -964,6 +1085,43 @@ static int run_main(int argc, char **argv)
 			break;
 		case OPT_EXEGESIS:
 			exegesis = p.arg;
+			break;
+		case OPT_PHASE:
+			if (!strcmp(p.arg, "measure"))
+				c.skip_phase = NULL;
+			else if (!strcmp(p.arg, "prepare-snippet") ||
+				 !strcmp(p.arg, "prepare-and-assemble-snippet") ||
+				 !strcmp(p.arg, "assemble-measured-code") ||
+				 !strcmp(p.arg, "dry-run-measurement"))
+				c.skip_phase = p.arg;
+			else
+				err = opts_usage_error(&p, "--benchmark-phase must be measure, "
+						       "prepare-snippet, prepare-and-assemble-snippet, "
+						       "assemble-measured-code or dry-run-measurement, "
+						       "not '%s'", p.arg);
+			break;
+		case OPT_PROGRESS:
+			force_progress = true;
+			break;
+		case OPT_MTRIPLE:
+			if (strncmp(p.arg, "x86_64", 6))
+				err = opts_usage_error(&p, "--mtriple: sbx run measures x86_64 code on "
+						       "this machine, not '%s'", p.arg);
+			break;
+		case OPT_DUMMY_COUNTERS:
+			warning("--use-dummy-perf-counters is ignored: sbx measures, with the TSC "
+				"where there is no PMU");
+			break;
+		case OPT_GEN_MCPU:
+		case OPT_GEN_CONFIGS:
+			if (c.n_generator_args == 8)
+				err = opts_usage_error(&p, "too many options for llvm-exegesis");
+			else if (asprintf(&c.generator_args[c.n_generator_args], "-%s=%s",
+					  c_opt == OPT_GEN_MCPU ? "mcpu" : "max-configs-per-opcode",
+					  p.arg) < 0)
+				err = error("out of memory");
+			else
+				c.n_generator_args++;
 			break;
 		case OPT_INPUT_FORMAT:
 			c.input_yaml = !strcmp(p.arg, "exegesis-yaml");
@@ -1106,11 +1264,20 @@ static int run_main(int argc, char **argv)
 							 "--opcode-name)"));
 	if (c.ao.dump_object && n_inputs > 1)
 		return opts_finish(&p, opts_usage_error(&p, "--dump-object-to-disk takes one snippet"));
+	if (measure_mode_check(c.mo.mode) < 0) {	/* uops without a PMU: before anything runs */
+		opts_finish(&p, OPTS_END);
+		free(selector);
+		return error("%s", sbx_error_msg());
+	}
 	results = stdout;
 	if (results_path && !format_given)
 		c.fmt = FMT_YAML;	/* llvm-exegesis's --benchmarks-file is YAML */
 	c.fmt_given = format_given || results_path;
-	c.progress = isatty(STDERR_FILENO);
+	c.progress = force_progress || isatty(STDERR_FILENO);
+	if (c.n_generator_args && !selector)
+		warning("-%.*s is ignored: it is for llvm-exegesis's generation (--opcode-name, "
+			"--opcode-index)", (int)strcspn(c.generator_args[0], "="),
+			c.generator_args[0]);
 	if (results_path && strcmp(results_path, "-")) {
 		int oerr = output_open(results_path, 0644, &out);
 
@@ -1126,6 +1293,19 @@ static int run_main(int argc, char **argv)
 	}
 	/* 10 significant digits: no 0.59555999999999998 */
 	json_c_set_serialization_double_format("%.10g", JSON_C_OPTION_THREAD);
+	/* several --asm: each labelled with its text, not all "<asm>" */
+	{
+		int n_asm = 0;
+
+		for (int i = 0; i < n_inputs; i++)
+			n_asm += inputs[i].code != NULL;
+		for (int i = 0; i < n_inputs && n_asm > 1; i++) {
+			if (!inputs[i].code)
+				continue;
+			asm_label(inputs[i].code, inputs[i].label, sizeof(inputs[i].label));
+			inputs[i].name = inputs[i].label;
+		}
+	}
 	c.name_width = 7;
 	for (int i = 0; i < n_inputs; i++)
 		if ((int)strlen(inputs[i].name) > c.name_width)
@@ -1149,6 +1329,8 @@ static int run_main(int argc, char **argv)
 	if (selector && !stop_signal)
 		failed |= run_opcodes(&c, exegesis, selector);
 	free(selector);
+	for (int i = 0; i < c.n_generator_args; i++)
+		free(c.generator_args[i]);
 	opts_finish(&p, OPTS_END);
 	if (out) {
 		/* complete, or not there at all */

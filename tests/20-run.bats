@@ -263,7 +263,7 @@ in_range() {
 @test "--json objects carry the settings used" {
 	run -0 --separate-stderr sbx --json run --min-instructions 2000 --repeat 5 --aggregate median \
 		--repetition-mode loop --cpu 0 --timeout 3 "$SN/add-chain.s"
-	assert_output --regexp '"measurements":\[\{"key":"latency","value":[0-9.e+-]+,"per_snippet_value":[0-9.e+-]+\}\]'
+	assert_output --regexp '"measurements":\[\{"key":"latency","value":[0-9.e+-]+,"per_snippet_value":[0-9.e+-]+,"unit":"cycles"\}\]'
 	assert_output --partial '"repetition_mode":"loop","min_instructions":2000,"benchmark_repeat_count":5,"result_aggregation_mode":"median","diff":true,"cpu":0,"timeout":3.0,"num_repetitions":500'
 }
 
@@ -425,17 +425,30 @@ in_range() {
 @test "--counters counts events in the same runs; an unknown one suggests names" {
 	require_perf_events
 	run -0 --separate-stderr sbx run --json --counters page-faults,context-switches "$SN/add-chain.s"
-	assert_output --regexp '"measurements":\[\{"key":"latency",[^]]*\{"key":"page-faults","value":[0-9.e+-]+,"per_snippet_value":[0-9.e+-]+\},\{"key":"context-switches"'
+	assert_output --regexp '"measurements":\[\{"key":"latency",[^]]*\{"key":"page-faults","value":[0-9.e+-]+,"per_snippet_value":[0-9.e+-]+,"unit":"count"\},\{"key":"context-switches"'
+	# the COUNTER column names each event's unit: task-clock counts nanoseconds
+	run -0 --separate-stderr sbx run --counters task-clock,page-faults "$SN/add-chain.s"
+	assert_line --index 2 --regexp '^ +task-clock +[0-9.]+ +[0-9.]+  event \(ns\)$'
+	assert_line --index 3 --regexp '^ +page-faults +[0-9.]+ +[0-9.]+  event \(count\)$'
 	run -1 --separate-stderr sbx run --counters task-clcok "$SN/add-chain.s"
 	assert_equal "$stderr" "sbx run: error: unknown event 'task-clcok' (did you mean 'task-clock'?)"
 }
 
-@test "a hardware event on a machine without a PMU is a clear per-snippet error" {
+@test "a hardware event on a machine without a PMU: said to be unavailable, the other figures measured; --mode uops a one-line error" {
 	require_perf_events
 	probe=$(perf stat -e instructions -x, true 2>&1 || true)
 	[[ $probe == *"not supported"* ]] || skip_hw "this machine counts hardware events"
-	run -1 --separate-stderr sbx run --counters instructions "$SN/add-chain.s"
-	assert_equal "$stderr" "sbx run: error: $SN/add-chain.s: cannot open event 'instructions': not supported by this machine (no hardware PMU?)"
+	run -0 --separate-stderr sbx run --counters instructions,task-clock "$SN/add-chain.s" "$SN/imul-chain.s"
+	assert_equal "$stderr" "sbx run: warning: instructions: this machine cannot count it (no hardware PMU?); the other figures are measured"
+	assert_line --index 1 --regexp 'add-chain\.s +latency +[0-9.]+ +[0-9.]+ '
+	assert_line --index 2 --regexp '^ +instructions +- +-  unavailable: this machine cannot count it$'
+	assert_line --index 3 --regexp '^ +task-clock +[0-9.]+ +[0-9.]+  event \(ns\)$'
+	run -0 --separate-stderr sbx run --json --counters instructions "$SN/add-chain.s"
+	assert_output --partial '{"key":"instructions","value":null,"per_snippet_value":null,"unit":"count","unavailable":true}'
+	in_range "$(json_value "$output")" 0.6 1.5
+	run -1 --separate-stderr sbx run --mode uops "$SN/add-chain.s"
+	assert_equal "$stderr" "sbx run: error: --mode uops counts the PMU's retired micro-ops (RETIRED_OPS, UOPS_RETIRED), and this machine has no PMU (a VM?); latency and inverse_throughput are measured without one"
+	[ -z "$output" ]
 	run -1 --separate-stderr sbx run --cycle-counter cycles "$SN/add-chain.s"
 	assert_equal "$stderr" "sbx run: error: this machine cannot count hardware cycles (no PMU, or perf_event_paranoid); try --cycle-counter tsc"
 }
@@ -455,9 +468,42 @@ in_range() {
 
 @test "usage errors exit 2" {
 	run -2 --separate-stderr sbx run
-	[[ $stderr == *"no snippet given (FILE, - or --asm)"* ]]
-	run -2 --separate-stderr sbx run --mode uops "$SN/add-chain.s"
-	[[ $stderr == *"invalid mode 'uops' (expected one of: latency, inverse_throughput)"* ]]
+	[[ $stderr == *"no snippet given (FILE, -, --asm or --opcode-name)"* ]]
+	run -2 --separate-stderr sbx run --mode cycles "$SN/add-chain.s"
+	[[ $stderr == *"invalid mode 'cycles' (expected one of: latency, inverse_throughput, uops)"* ]]
+	run -2 --separate-stderr sbx run --benchmark-phase assemble "$SN/add-chain.s"
+	run -2 --separate-stderr sbx run --mtriple aarch64-linux-gnu "$SN/add-chain.s"
+	assert_equal "${stderr_lines[0]}" "sbx run: error: --mtriple: sbx run measures x86_64 code on this machine, not 'aarch64-linux-gnu'"
+	# llvm-exegesis's single-dash options that sbx does not have are named as written
+	run -2 --separate-stderr sbx run -x86-lbr-sample-period=1000 "$SN/add-chain.s"
+	assert_equal "${stderr_lines[0]}" "sbx run: error: unknown option '-x86-lbr-sample-period'"
+	run -2 --separate-stderr sbx run -x86-disable-upper-sse-registers "$SN/add-chain.s"
+	assert_equal "${stderr_lines[0]}" "sbx run: error: unknown option '-x86-disable-upper-sse-registers'"
+	# while a value that starts with a dash is a value
+	run -2 --separate-stderr sbx run -mode=latency --timeout -1 "$SN/add-chain.s"
+	assert_equal "${stderr_lines[0]}" "sbx run: error: --timeout must be a number of seconds above 0, not '-1'"
+}
+
+@test "llvm-exegesis's options: --benchmark-phase stops before measuring, ignored ones are said to be, several --asm are told apart" {
+	run -0 --separate-stderr sbx run --benchmark-phase=prepare-and-assemble-snippet "$SN/add-chain.s"
+	assert_line --index 1 --regexp 'add-chain\.s +skipped +- +-  --benchmark-phase prepare-and-assemble-snippet: assembled, not measured$'
+	run -0 --separate-stderr sbx run -benchmark-phase=assemble-measured-code --format yaml "$SN/add-chain.s"
+	assert_line "error:           'actual measurements skipped.'"
+	assert_line "measurements:    []"
+	run -0 --separate-stderr sbx run --use-dummy-perf-counters --mcpu znver4 --asm 'addq %rax, %rax'
+	[ "${stderr_lines[0]}" = "sbx run: warning: --use-dummy-perf-counters is ignored: sbx measures, with the TSC where there is no PMU" ]
+	[ "${stderr_lines[1]}" = "sbx run: warning: --mcpu is ignored: it is for llvm-exegesis's generation (--opcode-name, --opcode-index)" ]
+	run -0 --separate-stderr sbx run --asm 'addq %rax, %rax' --asm $'# two\nimulq %rax, %rax;  imulq %rax, %rax' \
+		--asm 'addq %rbx, %rax; addq %rbx, %rax; addq %rbx, %rax; addq %rbx, %rax'
+	assert_line --index 1 --regexp '^<asm: addq %rax, %rax> +latency '
+	assert_line --index 2 --regexp '^<asm: imulq %rax, %rax; imulq %rax, %rax> +latency '
+	assert_line --index 3 --regexp '^<asm: addq %rbx, %rax; addq %rbx, %rax; addq %\.\.\.> +latency '
+	# one --asm stays <asm>
+	run -0 --separate-stderr sbx run --asm 'addq %rax, %rax'
+	assert_line --index 1 --regexp '^<asm> +latency '
+}
+
+@test "usage errors exit 2, the rest" {
 	run -2 --separate-stderr sbx run --min-instructions 0 "$SN/add-chain.s"
 	run -2 --separate-stderr sbx run --repetition-mode middle "$SN/add-chain.s"
 	run -2 --separate-stderr sbx run --timeout -1 "$SN/add-chain.s"

@@ -136,7 +136,7 @@ zsh_complete() {	# words…: completes the last word as zsh would (compadd recor
 @test "bash completion: option values come from the binary (events, tracepoints, sort keys, modes)" {
 	cd "$BATS_TEST_TMPDIR"
 	run -0 bash_complete "$SBX" run --mode ''
-	assert_output "$(printf 'inverse_throughput\nlatency')"
+	assert_output "$(printf 'inverse_throughput\nlatency\nuops')"
 	run -0 bash_complete "$SBX" run --repetition-mode l
 	assert_output loop
 	run -0 bash_complete "$SBX" record -e cpu-c
@@ -183,7 +183,7 @@ zsh_complete() {	# words…: completes the last word as zsh would (compadd recor
 	assert_output 'FILES -g *.data'
 	# the values of options, from the binary
 	run -0 zsh_complete "$SBX" run --mode ''
-	assert_output "$(printf 'inverse_throughput\nlatency')"
+	assert_output "$(printf 'inverse_throughput\nlatency\nuops')"
 	run -0 zsh_complete "$SBX" record -e cpu-c
 	assert_output "$(printf 'cpu-clock\ncpu-cycles')"
 	run -0 zsh_complete "$SBX" jit-inject --jit-dir ''

@@ -50,6 +50,7 @@ enum counter_kind { CK_HW, CK_TSC, CK_TASK };
 /* What the child writes for the parent (a MAP_SHARED page). */
 struct shared {
 	int done;		/* measuring finished */
+	unsigned char unavailable[MEASURE_MAX_EVENTS];	/* events the machine cannot count */
 	int multiplexed;	/* 1 + the index of a counter not running all the time */
 	int setup_failed;	/* msg says why */
 	char msg[256];
@@ -92,7 +93,7 @@ void measure_opts_init(struct measure_opts *o)
 	o->timeout_s = 10;
 }
 
-static const char *const mode_names[] = { "latency", "inverse_throughput" };
+static const char *const mode_names[] = { "latency", "inverse_throughput", "uops" };
 static const char *const rep_names[] = { "duplicate", "loop", "min" };
 static const char *const agg_names[] = { "min", "median", "mean", "min-variance" };
 static const char *const counter_names[] = { "auto", "cycles", "tsc", "task-clock" };
@@ -114,7 +115,7 @@ static int lookup(const char *s, const char *const *names, int n, const char *wh
 
 int measure_parse_mode(const char *s, enum measure_mode *out)
 {
-	int i = lookup(s, mode_names, 2, "mode");
+	int i = lookup(s, mode_names, 3, "mode");
 
 	if (i < 0)
 		return i;
@@ -489,7 +490,7 @@ static void read_counters(struct shared *sh, const int *fds, int n, uint64_t *v)
 	for (int i = 0; i < n; i++) {
 		uint64_t r[3];
 
-		if (read(fds[i], r, sizeof(r)) != sizeof(r)) {
+		if (fds[i] < 0 || read(fds[i], r, sizeof(r)) != sizeof(r)) {
 			v[i] = 0;
 			continue;
 		}
@@ -597,9 +598,12 @@ static int child_main(void *arg)
 		at.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 		fds[nfd] = events_open(&at, 0, -1, -1, 0);
 		if (fds[nfd] < 0 && (errno == ENOENT || errno == EOPNOTSUPP) &&
-		    at.type != PERF_TYPE_SOFTWARE && at.type != PERF_TYPE_TRACEPOINT)
-			return child_fail(sh, "cannot open event '%s': not supported by this "
-					  "machine (no hardware PMU?)", a->o->events[i]);
+		    at.type != PERF_TYPE_SOFTWARE && at.type != PERF_TYPE_TRACEPOINT) {
+			/* the others are still measured; this one is said to be unavailable */
+			sh->unavailable[i] = 1;
+			nfd++;
+			continue;
+		}
 		if (fds[nfd] < 0 && (errno == EACCES || errno == EPERM))
 			return child_fail(sh, "cannot open event '%s': %s (see "
 					  "/proc/sys/kernel/perf_event_paranoid)", a->o->events[i],
@@ -609,11 +613,19 @@ static int child_main(void *arg)
 					  strerror(errno));
 		nfd++;
 	}
-	if (!a->o->allow_syscalls &&
-	    workload_seccomp_lock(fds, nfd, defreg_of(s, SNIPPET_REG_SEG, 0) ||
-					    defreg_of(s, SNIPPET_REG_SEG, 1)
-					    ? WORKLOAD_ALLOW_SET_SEGMENTS : 0) < 0)
-		return child_fail(sh, "cannot install the seccomp filter");
+	{
+		/* the counters that are open */
+		int open_fds[1 + MEASURE_MAX_EVENTS], n_open = 0;
+
+		for (int i = 0; i < nfd; i++)
+			if (fds[i] >= 0)
+				open_fds[n_open++] = fds[i];
+		if (!a->o->allow_syscalls &&
+		    workload_seccomp_lock(open_fds, n_open, defreg_of(s, SNIPPET_REG_SEG, 0) ||
+					  defreg_of(s, SNIPPET_REG_SEG, 1)
+					  ? WORKLOAD_ALLOW_SET_SEGMENTS : 0) < 0)
+			return child_fail(sh, "cannot install the seccomp filter");
+	}
 
 	cal_per_repeat = (MIN_CAL_READINGS + a->o->repeat_count - 1) / a->o->repeat_count;
 	for (int r = -WARMUP; r < (int)a->o->repeat_count; r++) {
@@ -802,6 +814,18 @@ static void describe_failure(const struct snippet *s, const struct shared *sh,
 	}
 }
 
+/* What an event counts in: task-clock and cpu-clock count nanoseconds. */
+static const char *event_unit(const struct perf_event_attr *at)
+{
+	if (at->type == PERF_TYPE_SOFTWARE &&
+	    (at->config == PERF_COUNT_SW_TASK_CLOCK || at->config == PERF_COUNT_SW_CPU_CLOCK))
+		return "ns";
+	if (at->type == PERF_TYPE_HARDWARE && (at->config == PERF_COUNT_HW_CPU_CYCLES ||
+					       at->config == PERF_COUNT_HW_REF_CPU_CYCLES))
+		return "cycles";
+	return "count";
+}
+
 /* TSC ticks per cycle from the calibration runs of repeats [from, to): min(2K) - min(K). */
 static double cal_ratio(const struct shared *sh, size_t stride, unsigned from, unsigned to)
 {
@@ -934,6 +958,11 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 			 e == 0 ? measure_mode_name(o->mode) : o->events[e - 1]);
 		mv->value = agg / (double)ninsn;
 		mv->per_snippet_value = agg / ((double)a->k * a->calls);
+		mv->unit = e > 0 ? event_unit(&a->attrs[e - 1]) : ck == CK_TASK ? "ns" : "cycles";
+		if (e > 0 && sh->unavailable[e - 1]) {
+			mv->unavailable = true;
+			mv->value = mv->per_snippet_value = NAN;
+		}
 	}
 	r->n_values = 1 + o->n_events;
 #undef RAW
@@ -987,8 +1016,88 @@ static int measure_checked(const struct snippet *s, const struct measure_opts *o
 	return err;
 }
 
+/*
+ * The PMU's retired micro-ops, by libpfm4's names: AMD's RETIRED_OPS
+ * (family 17h and later), Intel's UOPS_RETIRED (its ALL umask since
+ * Skylake, RETIRE_SLOTS before). NULL when none is known here.
+ */
+static const char *uops_event(void)
+{
+	static const char *const names[] = {
+		"RETIRED_OPS", "UOPS_RETIRED:ALL", "UOPS_RETIRED:RETIRE_SLOTS", "UOPS_RETIRED",
+	};
+	struct perf_event_attr at;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (events_parse(names[i], &at) == 0)
+			return names[i];
+	sbx_error_clear();
+	return NULL;
+}
+
+static int measure_modes(const struct snippet *s, const struct measure_opts *o,
+			 struct measure_result *r);
+
+int measure_mode_check(enum measure_mode m)
+{
+	if (m != MEASURE_UOPS)
+		return 0;
+	if (!events_have_hw_cycles())
+		return sbx_error(-EOPNOTSUPP, "--mode uops counts the PMU's retired micro-ops "
+				 "(RETIRED_OPS, UOPS_RETIRED), and this machine has no PMU (a VM?); "
+				 "latency and inverse_throughput are measured without one");
+	if (!uops_event())
+		return sbx_error(-EOPNOTSUPP, "--mode uops: libpfm4 knows no retired micro-ops "
+				 "event of this CPU (RETIRED_OPS, UOPS_RETIRED)");
+	return 0;
+}
+
+/*
+ * --mode uops: the retired micro-ops event counted next to the cycles,
+ * then made the first value ("NumMicroOps", as llvm-exegesis names it).
+ */
+static int measure_uops(const struct snippet *s, const struct measure_opts *o,
+			struct measure_result *r)
+{
+	struct measure_opts uo = *o;
+	struct measure_value uops;
+	const char *ev;
+	int err = measure_mode_check(MEASURE_UOPS);
+
+	if (err)
+		return err;
+	ev = uops_event();
+	if (uo.n_events == MEASURE_MAX_EVENTS)
+		return sbx_error(-EINVAL, "--mode uops counts an event: at most %d --counters",
+				 MEASURE_MAX_EVENTS - 1);
+	uo.events[uo.n_events++] = ev;
+	uo.mode = MEASURE_LATENCY;
+	err = measure_modes(s, &uo, r);
+	if (err < 0 || r->error[0] || r->exited || r->n_values < 2)
+		return err;
+	/* NumMicroOps first, then the cycles, then the other --counters */
+	uops = r->values[r->n_values - 1];
+	if (uops.unavailable)
+		snprintf(r->error, sizeof(r->error), "the PMU did not count %s", ev);
+	memmove(&r->values[1], &r->values[0], (size_t)(r->n_values - 1) * sizeof(uops));
+	snprintf(uops.key, sizeof(uops.key), "%s", "NumMicroOps");
+	r->values[0] = uops;
+	snprintf(r->values[1].key, sizeof(r->values[1].key), "%s", r->counter);
+	return 0;
+}
+
 int measure_snippet(const struct snippet *s, const struct measure_opts *o,
 		    struct measure_result *r)
+{
+	if (o->mode == MEASURE_UOPS) {
+		memset(r, 0, sizeof(*r));
+		return measure_uops(s, o, r);
+	}
+	return measure_modes(s, o, r);
+}
+
+static int measure_modes(const struct snippet *s, const struct measure_opts *o,
+			 struct measure_result *r)
 {
 	struct child_arg a;
 	enum counter_kind ck;

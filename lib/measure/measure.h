@@ -22,7 +22,8 @@
 #include "measure/snippet.h"
 #include "measure/workload.h"
 
-enum measure_mode { MEASURE_LATENCY, MEASURE_INVERSE_THROUGHPUT };
+/* uops: the PMU's retired micro-ops (RETIRED_OPS, UOPS_RETIRED) as the first value */
+enum measure_mode { MEASURE_LATENCY, MEASURE_INVERSE_THROUGHPUT, MEASURE_UOPS };
 enum measure_repetition { MEASURE_DUPLICATE, MEASURE_LOOP, MEASURE_MIN };
 enum measure_aggregate { MEASURE_AGG_MIN, MEASURE_AGG_MEDIAN, MEASURE_AGG_MEAN,
 			 MEASURE_AGG_MIN_VARIANCE };
@@ -74,9 +75,13 @@ const char *measure_repetition_name(enum measure_repetition r);
 const char *measure_aggregate_name(enum measure_aggregate a);
 
 struct measure_value {
-	char key[64];			/* "latency", "inverse_throughput" or an event name */
+	char key[64];			/* "latency", "inverse_throughput", "NumMicroOps" or an
+					   event name */
 	double value;			/* per instruction */
 	double per_snippet_value;	/* per copy of the snippet */
+	const char *unit;		/* "cycles", "ns" (task-clock, cpu-clock) or "count" */
+	bool unavailable;		/* an event this machine cannot count (no PMU): the
+					   other values were measured; value is NaN */
 };
 
 struct measure_result {
@@ -97,6 +102,12 @@ struct measure_result {
 	struct measure_value values[1 + MEASURE_MAX_EVENTS];
 	int n_values;
 };
+
+/*
+ * Whether this machine can measure in mode m: 0, or -EOPNOTSUPP with a
+ * message (uops needs a PMU's retired micro-ops event).
+ */
+int measure_mode_check(enum measure_mode m);
 
 /*
  * Measure the snippet s (assembled) with o, filling *r. A snippet that
