@@ -356,6 +356,10 @@ static int defregs(const struct exegesis_doc *d, FILE *out, char *unset, size_t 
 {
 	uint64_t gv[16] = { 0 };
 	bool gset[16] = { false };
+	struct {
+		size_t width, name_len, digits;	/* width 0: not given */
+		const char *name, *hex;
+	} vec[40] = { { 0, 0, 0, NULL, NULL } };	/* XMM/YMM/ZMM 0..31, then K0..7 */
 
 	for (size_t i = 0; i < d->n_reg_values; i++) {
 		const char *rv = d->reg_values[i], *eq = strchr(rv, '='), *hex;
@@ -405,18 +409,33 @@ static int defregs(const struct exegesis_doc *d, FILE *out, char *unset, size_t 
 		}
 		w = vector_width(name);
 		if (w) {
+			/* K0..7 after the vector registers 0..31 */
+			int slot = name[0] == 'K' ? 32 + name[1] - '0' : atoi(name + 3);
+
 			if (dlen > 2 * w)
 				return sbx_error(-EINVAL, "the register value '%s' does not fit %s", rv,
 						 name);
-			/* zero-padded to the width: DEFREG sign-extends a shorter value */
-			fprintf(out, "# LLVM-EXEGESIS-DEFREG %s ", name);
-			for (size_t z = dlen; z < 2 * w; z++)
-				fputc('0', out);
-			fprintf(out, "%.*s\n", (int)dlen, hex);
+			/* XMMn, YMMn and ZMMn are one register: the widest given is set */
+			if (w >= vec[slot].width) {
+				vec[slot].width = w;
+				vec[slot].name = d->reg_values[i];
+				vec[slot].name_len = nlen;
+				vec[slot].hex = hex;
+				vec[slot].digits = dlen;
+			}
 			continue;
 		}
 		/* MXCSR and FPCW: exegesis loads their defaults whatever the value; sbx has them */
 		note(unset, len, name);
+	}
+	for (int v = 0; v < 40; v++) {
+		if (!vec[v].width)
+			continue;
+		/* zero-padded to the width: DEFREG sign-extends a shorter value */
+		fprintf(out, "# LLVM-EXEGESIS-DEFREG %.*s ", (int)vec[v].name_len, vec[v].name);
+		for (size_t z = vec[v].digits; z < 2 * vec[v].width; z++)
+			fputc('0', out);
+		fprintf(out, "%.*s\n", (int)vec[v].digits, vec[v].hex);
 	}
 	for (int r = 0; r < 16; r++)
 		if (gset[r])

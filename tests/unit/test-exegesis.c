@@ -128,13 +128,17 @@ static void test_register_values(void)
 	static const char doc[] =
 		"---\nmode: latency\nkey:\n  instructions: [ 'X', 'Y' ]\n"
 		"  register_initial_values: [ 'AX=0x1234', 'AH=0x56', 'R9B=0x7f', 'ECX=0x80000000',\n"
-		"    'XMM1=0x1', 'K2=0xff', 'MXCSR=0x0', 'MM0=0x1' ]\n"
+		"    'ZMM1=0x2', 'XMM1=0x1', 'K2=0xff', 'MXCSR=0x0', 'MM0=0x1', 'YMM3=0x3',\n"
+		"    'XMM3=0x4' ]\n"
 		"assembled_snippet: 90909090C3\n";
 	char unset[64], *s = snippet_of(doc, 0, unset, sizeof(unset));
 
 	/* zero-padded to the width: DEFREG would sign-extend 0x80000000 */
 	CHECK_EQ_STR(s, "# llvm-exegesis: X, ...\n"
-			"# LLVM-EXEGESIS-DEFREG XMM1 00000000000000000000000000000001\n"
+			/* one register of XMMn, YMMn, ZMMn: the widest */
+			"# LLVM-EXEGESIS-DEFREG ZMM1 0000000000000000000000000000000000000000000000000000000000000000"
+			"0000000000000000000000000000000000000000000000000000000000000002\n"
+			"# LLVM-EXEGESIS-DEFREG YMM3 0000000000000000000000000000000000000000000000000000000000000003\n"
 			"# LLVM-EXEGESIS-DEFREG K2 00000000000000ff\n"
 			"# LLVM-EXEGESIS-DEFREG RAX 0000000000005634\n"
 			"# LLVM-EXEGESIS-DEFREG RCX 0000000080000000\n"
