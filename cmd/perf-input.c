@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -158,4 +159,43 @@ int perf_input_id_option(struct sbx_opts *p, const char *opt, struct strlist *l)
 						!strcmp(opt, "pid") ? "process" : "thread", v);
 	}
 	return 0;
+}
+
+int perf_input_cpu_option(struct sbx_opts *p, struct perf_input_cpus *c)
+{
+	const char *s = p->arg;
+
+	do {
+		char *end;
+		unsigned long lo, hi;
+
+		if (!isdigit((unsigned char)*s))
+			goto bad;
+		lo = hi = strtoul(s, &end, 10);
+		if (*end == '-') {
+			if (!isdigit((unsigned char)end[1]))
+				goto bad;
+			hi = strtoul(end + 1, &end, 10);
+		}
+		if (lo > hi || hi >= PERF_INPUT_MAX_CPUS || (*end && *end != ','))
+			goto bad;
+		for (unsigned long cpu = lo; cpu <= hi; cpu++)
+			c->bits[cpu / 64] |= 1ull << (cpu % 64);
+		s = *end ? end + 1 : end;
+	} while (*s);
+	c->set = true;
+	return 0;
+bad:
+	return opts_usage_error(p, "--cpu takes a list of CPUs such as 0,2-3 (below %d), not '%s'",
+				PERF_INPUT_MAX_CPUS, p->arg);
+}
+
+bool perf_input_cpu_wanted(struct perf_input_cpus *c, uint32_t cpu)
+{
+	if (!c->set)
+		return true;
+	if (cpu == (uint32_t)-1)
+		return false;	/* no CPU in the sample */
+	c->seen = true;
+	return cpu < PERF_INPUT_MAX_CPUS && (c->bits[cpu / 64] >> (cpu % 64) & 1);
 }

@@ -65,4 +65,21 @@ void perf_input_close(struct perf_input *in);
  */
 int perf_input_id_option(struct sbx_opts *p, const char *opt, struct strlist *l);
 
+/* -C/--cpu: the CPUs whose samples are read (perf's list: 0,2-3) */
+#define PERF_INPUT_MAX_CPUS 4096
+struct perf_input_cpus {
+	bool set;			/* a list was given */
+	bool seen;			/* a sample had a CPU to compare */
+	uint64_t bits[PERF_INPUT_MAX_CPUS / 64];
+};
+
+/*
+ * Add the CPUs of p->arg ("0,2-3") to c. 0, or the usage error's exit code,
+ * said, for a list that is not one.
+ */
+int perf_input_cpu_option(struct sbx_opts *p, struct perf_input_cpus *c);
+
+/* Whether a sample on cpu is wanted (always when no list was given). */
+bool perf_input_cpu_wanted(struct perf_input_cpus *c, uint32_t cpu);
+
 #endif

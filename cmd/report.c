@@ -22,7 +22,8 @@
 static const char *const report_usage[] = {
 	"sbx report [-i FILE|-] [-s KEY[,KEY...]] [--pid PID[,PID...]] [--tid TID[,TID...]] "
 	"[--comm COMM[,COMM...]] "
-	"[--dso DSO[,DSO...]] [-n] [--limit N] [--children] [--no-demangle] "
+	"[--dso DSO[,DSO...]] [--symbols SYM[,SYM...]] [-C CPU[,CPU...]] [-n] [-q] [--limit N] "
+	"[--percent-limit PCT] [--percentage absolute|relative] [--children] [--no-demangle] "
 	"[--json|--folded|--flamegraph FILE]",
 	NULL,
 };
@@ -40,6 +41,9 @@ enum {
 	OPT_CHILDREN,
 	OPT_NO_CHILDREN,
 	OPT_LIMIT,
+	OPT_SYMBOLS,
+	OPT_PERCENT_LIMIT,
+	OPT_PERCENTAGE,
 };
 
 static const struct sbx_option report_options[] = {
@@ -49,6 +53,13 @@ static const struct sbx_option report_options[] = {
 	{ "tid", 0, "TIDS", "only samples of these threads (comma-separated)", OPT_TID },
 	{ "comm", 0, "COMMS", "only samples of threads with these names", OPT_COMM },
 	{ "dso", 0, "DSOS", "only samples in these DSOs (name or path)", OPT_DSO },
+	{ "symbols", 0, "SYMS", "only samples in these symbols (names as shown)", OPT_SYMBOLS },
+	{ "cpu", 'C', "CPUS", "only the samples taken on these CPUs (0,2-3): the others are "
+	  "not counted at all", 0 },
+	{ "percentage", 0, "MODE", "absolute (default: shares of all samples) or relative "
+	  "(of those the filters keep)", OPT_PERCENTAGE },
+	{ "percent-limit", 0, "PCT", "hide rows under PCT percent", OPT_PERCENT_LIMIT },
+	{ "quiet", 'q', NULL, "no header lines: the rows only", 0 },
 	{ "show-nr-samples", 'n', NULL, "a column of sample counts (perf report -n)", 0 },
 	{ "limit", 0, "N", "print the first N rows of each event only", OPT_LIMIT },
 	{ "no-demangle", 0, NULL, "print C++ and Rust symbol names as they are in the file",
@@ -68,6 +79,7 @@ static const struct sbx_option report_options[] = {
 /* what the completions offer for the arguments (--list-values) */
 static const struct sbx_option_values report_values[] = {
 	{ "sort", "pid comm dso sym" },
+	{ "percentage", "absolute relative" },
 	{ NULL, NULL },
 };
 
@@ -80,6 +92,10 @@ struct report {
 	struct stacks *stacks;	/* --folded, --flamegraph: stacks instead of rows */
 	bool children;		/* --children */
 	bool show_nr;		/* -n: a samples column */
+	bool relative;		/* --percentage relative: shares of the samples kept */
+	bool quiet;		/* -q */
+	double percent_limit;	/* --percent-limit */
+	struct perf_input_cpus cpus;	/* -C */
 	struct addr_location *frames;	/* a sample's stack, resolved (--children) */
 	size_t cap_frames;
 };
@@ -127,9 +143,13 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return machine_process_record(r->machine, rec);
-	machine_resolve(r->machine, s->pid, s->tid, s->cpumode, s->ip, &al);
-	if (!hist_filter_match(&r->filter, s->pid, &al))
+	/* -C: samples of other CPUs are not there at all, as in perf */
+	if (!perf_input_cpu_wanted(&r->cpus, s->cpu))
 		return 0;
+	machine_resolve(r->machine, s->pid, s->tid, s->cpumode, s->ip, &al);
+	/* the filters: rows left out, still in the total (--percentage absolute) */
+	if (!hist_filter_match(&r->filter, s->pid, &al))
+		return r->stacks ? 0 : hist_add_filtered_out(r->hist, event_index(r, attr), s->period);
 	if (r->stacks)
 		return stacks_add_sample(r->stacks, r->machine, s, r->demangle);
 	err = hist_add(r->hist, event_index(r, attr), &al, s->period);
@@ -162,6 +182,33 @@ static void sym_name(const struct report *r, const struct hist_row *e, char *buf
 		snprintf(buf, size, "%s0x%016" PRIx64, mark, e->addr);
 }
 
+/* The period percentages are of: all samples (absolute) or those the filters keep (relative). */
+static uint64_t event_total(const struct report *r, size_t ev)
+{
+	return r->relative ? hist_event_period(r->hist, ev) : hist_event_all_period(r->hist, ev);
+}
+
+static uint64_t event_samples(const struct report *r, size_t ev)
+{
+	return r->relative ? hist_event_samples(r->hist, ev) : hist_event_all_samples(r->hist, ev);
+}
+
+/* Whether --percent-limit hides row e: its share (children's with --children) under it. */
+static bool under_limit(const struct report *r, const struct hist_row *e, uint64_t total)
+{
+	uint64_t v = r->children ? e->children : e->period;
+
+	return r->percent_limit > 0 && (!total || 100.0 * v / total < r->percent_limit);
+}
+
+/* The name of a row's thread (the pid key), as perf shows it: its last name in the file. */
+static const char *thread_name(const struct report *r, const struct hist_row *e)
+{
+	const char *n = machine_thread_name(r->machine, e->tid);
+
+	return n ? n : e->thread_comm ? e->thread_comm : "";
+}
+
 static int print_json(struct report *r, struct hist_row *const *rows, size_t nr, long limit)
 {
 	json_object *arr = json_object_new_array();
@@ -171,20 +218,24 @@ static int print_json(struct report *r, struct hist_row *const *rows, size_t nr,
 	for (size_t i = 0; i < nr; i++) {
 		const struct hist_row *e = rows[i];
 		json_object *o;
-		uint64_t total = hist_event_period(r->hist, e->event);
+		uint64_t total = event_total(r, e->event);
 
 		if (e->event != event) {
 			event = e->event;
 			shown = 0;
 		}
-		if (limit >= 0 && shown++ >= (size_t)limit)
+		if (under_limit(r, e, total) || (limit >= 0 && shown++ >= (size_t)limit))
 			continue;
 		o = json_object_new_object();
 		if (perf_data_nr_attrs(r->data) > 1)
 			json_object_object_add(o, "event", json_object_new_string(
 				perf_data_attr(r->data, e->event)->name));
-		if (hist_has_key(r->hist, HIST_KEY_PID))
+		if (hist_has_key(r->hist, HIST_KEY_PID)) {	/* a thread, as in perf */
 			json_object_object_add(o, "pid", json_object_new_int64(e->pid));
+			json_object_object_add(o, "tid", json_object_new_int64(e->tid));
+			json_object_object_add(o, "thread_comm", json_object_new_string(
+				thread_name(r, e)));
+		}
 		if (hist_has_key(r->hist, HIST_KEY_COMM))
 			json_object_object_add(o, "comm", json_object_new_string(e->comm));
 		if (hist_has_key(r->hist, HIST_KEY_DSO))
@@ -220,17 +271,23 @@ static int print_json(struct report *r, struct hist_row *const *rows, size_t nr,
 static void print_text(struct report *r, struct hist_row *const *rows, size_t nr, long limit)
 {
 	static const char *const titles[HIST_NR_KEYS] = {
-		"Pid", "Command", "Shared Object", "Symbol" };
-	size_t w[HIST_NR_KEYS] = { 7, 7, 13, 6 };
+		"    Pid:Command", "Command", "Shared Object", "Symbol" };	/* perf's titles */
+	size_t w[HIST_NR_KEYS] = { 15, 7, 13, 6 };
 	const enum hist_key *keys;
 	size_t nr_keys = hist_keys(r->hist, &keys);
 	char buf[4096];
 	size_t start = 0;
 
+	/* a filter of one comm, dso or symbol: perf leaves its column out */
+	bool elide[HIST_NR_KEYS] = { false };
+
+	elide[HIST_KEY_COMM] = r->filter.comms.nr == 1;
+	elide[HIST_KEY_DSO] = r->filter.dsos.nr == 1;
+	elide[HIST_KEY_SYM] = r->filter.syms.nr == 1;
 	while (start < nr) {
 		size_t ev = rows[start]->event, end = start, shown;
 		const struct perf_data_attr *a = perf_data_attr(r->data, ev);
-		uint64_t total = hist_event_period(r->hist, ev);
+		uint64_t total = event_total(r, ev);
 
 		while (end < nr && rows[end]->event == ev)
 			end++;
@@ -238,29 +295,36 @@ static void print_text(struct report *r, struct hist_row *const *rows, size_t nr
 			const struct hist_row *e = rows[i];
 			size_t n;
 
-			n = (size_t)snprintf(buf, sizeof(buf), "%u", e->pid);
+			/* perf's "%7d:%-*s" of the thread's tid and name */
+			n = 8 + strlen(thread_name(r, e));
 			w[HIST_KEY_PID] = n > w[HIST_KEY_PID] ? n : w[HIST_KEY_PID];
 			n = strlen(e->comm ? e->comm : "");
 			w[HIST_KEY_COMM] = n > w[HIST_KEY_COMM] ? n : w[HIST_KEY_COMM];
 			n = strlen(dso_name(e));
 			w[HIST_KEY_DSO] = n > w[HIST_KEY_DSO] ? n : w[HIST_KEY_DSO];
 		}
-		printf("# Samples: %" PRIu64 " of event '%s'\n", hist_event_samples(r->hist, ev),
-		       a && a->name ? a->name : "?");
-		printf("# Event count: %" PRIu64 "\n#\n# %s%s", total,
-		       r->children ? "Children      Self" : "Overhead",
-		       r->show_nr ? "       Samples" : "");
-		for (size_t k = 0; k < nr_keys; k++) {
-			if (keys[k] == HIST_KEY_SYM)
-				printf("  %s", titles[keys[k]]);
-			else
-				printf("  %-*s", (int)w[keys[k]], titles[keys[k]]);
+		if (!r->quiet) {
+			printf("# Samples: %" PRIu64 " of event '%s'\n", event_samples(r, ev),
+			       a && a->name ? a->name : "?");
+			printf("# Event count: %" PRIu64 "\n#\n# %s%s", total,
+			       r->children ? "Children      Self" : "Overhead",
+			       r->show_nr ? "       Samples" : "");
+			for (size_t k = 0; k < nr_keys; k++) {
+				if (elide[keys[k]])
+					continue;
+				if (keys[k] == HIST_KEY_SYM)
+					printf("  %s", titles[keys[k]]);
+				else
+					printf("  %-*s", (int)w[keys[k]], titles[keys[k]]);
+			}
+			printf("\n#\n");
 		}
-		printf("\n#\n");
 		shown = 0;
 		for (size_t i = start; i < end; i++) {
 			const struct hist_row *e = rows[i];
 
+			if (under_limit(r, e, total))
+				continue;
 			if (limit >= 0 && shown++ >= (size_t)limit)
 				break;
 			if (r->children)
@@ -269,9 +333,12 @@ static void print_text(struct report *r, struct hist_row *const *rows, size_t nr
 			if (r->show_nr)
 				printf("  %12" PRIu64, e->samples);
 			for (size_t k = 0; k < nr_keys; k++) {
+				if (elide[keys[k]])
+					continue;
 				switch (keys[k]) {
 				case HIST_KEY_PID:
-					printf("  %*u", (int)w[HIST_KEY_PID], e->pid);
+					printf("  %7u:%-*s", e->tid, (int)w[HIST_KEY_PID] - 8,
+					       thread_name(r, e));
 					break;
 				case HIST_KEY_COMM:
 					printf("  %-*s", (int)w[HIST_KEY_COMM], e->comm);
@@ -290,7 +357,7 @@ static void print_text(struct report *r, struct hist_row *const *rows, size_t nr
 			printf("\n");
 		}
 		start = end;
-		if (start < nr)
+		if (start < nr && !r->quiet)
 			printf("\n");
 	}
 }
@@ -378,6 +445,38 @@ int cmd_report(int argc, char **argv)
 			if (strlist_split(&r.filter.dsos, p.arg, ','))
 				goto out_opts;
 			break;
+		case OPT_SYMBOLS:
+			if (strlist_split(&r.filter.syms, p.arg, ','))
+				goto out_opts;
+			break;
+		case 'C':
+			ret = perf_input_cpu_option(&p, &r.cpus);
+			if (ret)
+				goto out_opts;
+			ret = EXIT_FAILED;
+			break;
+		case 'q':
+			r.quiet = true;
+			break;
+		case OPT_PERCENTAGE:
+			if (strcmp(p.arg, "absolute") && strcmp(p.arg, "relative")) {
+				ret = opts_usage_error(&p, "--percentage must be absolute or relative, "
+						       "not '%s'", p.arg);
+				goto out_opts;
+			}
+			r.relative = !strcmp(p.arg, "relative");
+			break;
+		case OPT_PERCENT_LIMIT: {
+			char *end;
+
+			r.percent_limit = strtod(p.arg, &end);
+			if (*end || !*p.arg || !(r.percent_limit >= 0 && r.percent_limit <= 100)) {
+				ret = opts_usage_error(&p, "--percent-limit takes a percentage from 0 "
+						       "to 100, not '%s'", p.arg);
+				goto out_opts;
+			}
+			break;
+		}
 		case 'n':
 			r.show_nr = true;
 			break;
@@ -432,6 +531,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	hist_sort_by_children(r.hist, r.children);
+	r.filter.demangle = r.demangle;
 	ret = perf_input_open(&in, input);
 	if (ret)
 		goto out;
@@ -442,6 +542,10 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	if (!perf_input_samples(&in)) {
 		ret = error("%s: no samples", input);
+		goto out;
+	}
+	if (r.cpus.set && !r.cpus.seen) {
+		ret = error("%s: -C: its samples have no CPU (PERF_SAMPLE_CPU)", input);
 		goto out;
 	}
 	if (r.stacks) {

@@ -85,7 +85,7 @@ compare_rows() {	# $1 perf rows, $2 sbx rows
 @test "report: --json rows carry exactly the sort keys and the counts" {
 	run -0 sbx report --json -i "$W/nl.data" -s pid,dso
 	echo "$output" | jq -e 'type == "array" and length > 0'
-	echo "$output" | jq -e 'all(.[]; (keys | sort) == ["dso","percent","period","pid","samples"])'
+	echo "$output" | jq -e 'all(.[]; (keys | sort) == ["dso","percent","period","pid","samples","thread_comm","tid"])'
 	# percentages add up to 100 and samples to the file's sample count
 	echo "$output" | jq -e '([.[].percent] | add) > 99.99 and ([.[].percent] | add) < 100.01'
 	n=$(perf report --stdio -i "$W/nl.data" 2>/dev/null | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p")
@@ -129,7 +129,8 @@ compare_rows() {	# $1 perf rows, $2 sbx rows
 	run -0 sbx report --json -i "$W/fk.data" -s pid,sym --pid "$pid"
 	echo "$output" | jq -e --argjson p "$pid" 'length > 0 and all(.[]; .pid == $p)'
 	[ "$(echo "$output" | jq -r '.[0].symbol')" = "$fn" ]
-	run -0 sbx report --json -i "$W/nl.data" -s comm,dso --dso noploop
+	# perf's default percentages are absolute: of all samples; relative: of those kept
+	run -0 sbx report --json -i "$W/nl.data" -s comm,dso --dso noploop --percentage relative
 	echo "$output" | jq -e 'length == 1 and .[0].dso == "noploop" and .[0].percent == 100'
 	run -0 sbx report --json -i "$W/fk.data" -s comm --comm forker
 	echo "$output" | jq -e 'length == 1 and .[0].comm == "forker"'
@@ -459,4 +460,56 @@ PY
 	run -0 --separate-stderr sbx -vv report -i "$W/nl.data" --limit 1
 	run -0 --separate-stderr sbx -v -v report -i "$W/nl.data" --limit 1
 	run -2 --separate-stderr sbx -vx report -i "$W/nl.data"
+}
+
+# The rows of perf report --stdio and of sbx report, options $2..., on file $1:
+# the same lines, in the same order (header lines and trailing blanks aside).
+same_rows() {
+	local f=$1
+	shift
+	diff <(perf report --stdio -i "$f" "$@" 2>/dev/null | grep -v '^#' | grep -v '^$' | sed 's/ *$//') \
+		<(sbx report -i "$f" "$@" | grep -v '^#' | grep -v '^$' | sed 's/ *$//')
+}
+
+@test "report: perf's filters and percentages, row for row: --percentage, --percent-limit, -q, -C, --symbols, and ties in perf's order" {
+	cd "$BATS_TEST_TMPDIR"
+	# several processes and comms (sh, then noploop and ls after exec), hundreds of rows with ties
+	perf record -q -e cpu-clock -F 4000 -o s.data -- sh -c \
+		"$WORKLOADS/noploop 40; $WORKLOADS/noploop 40; ls -R /usr/lib > /dev/null" >/dev/null 2>&1
+	[ "$(perf report --stdio -i s.data 2>/dev/null | grep -c '%')" -ge 20 ]
+	same_rows s.data
+	same_rows s.data -s dso,sym
+	same_rows s.data -s comm,dso
+	# filters: absolute shares by default (of all samples), relative on request; a filter of
+	# one comm, dso or symbol leaves its column out, as perf does
+	same_rows s.data --comm ls
+	same_rows s.data --comm noploop --percentage relative
+	same_rows s.data --dso libc.so.6 -s sym
+	same_rows s.data --symbols hot_a,hot_b
+	same_rows s.data --percent-limit 1
+	same_rows s.data -q
+	run -0 sbx report -q -i s.data
+	refute_line --regexp '^#'
+	# -C: the other CPUs' samples are not there at all (percentages of those taken here)
+	same_rows s.data -C 0
+	same_rows s.data -C 1 -s comm
+	run -2 --separate-stderr sbx report -i s.data -C x1
+	assert_equal "${stderr_lines[0]}" "sbx report: error: --cpu takes a list of CPUs such as 0,2-3 (below 4096), not 'x1'"
+	run -2 --separate-stderr sbx report -i s.data --percentage half
+	assert_equal "${stderr_lines[0]}" "sbx report: error: --percentage must be absolute or relative, not 'half'"
+}
+
+@test "report: -s pid is per thread, shown as perf shows it (tid:comm, the thread's last name)" {
+	cd "$BATS_TEST_TMPDIR"
+	perf record -q -e cpu-clock -F 4000 -o s.data -- sh -c \
+		"$WORKLOADS/noploop 40; $WORKLOADS/noploop 40" >/dev/null 2>&1
+	same_rows s.data -s pid
+	same_rows s.data -s pid,comm,dso
+	same_rows s.data -s pid,sym
+	# a name longer than perf's column
+	cp "$WORKLOADS/noploop" ./a-longer-name
+	perf record -q -e cpu-clock -o l.data -- ./a-longer-name 30 >/dev/null 2>&1
+	same_rows l.data -s pid
+	run -0 sbx report --json -s pid -i l.data
+	echo "$output" | jq -e 'length == 1 and .[0].thread_comm == "a-longer-name" and .[0].tid == .[0].pid'
 }

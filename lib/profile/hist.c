@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "profile/hist.h"
+#include "symbol/dso.h"
 #include "util/error.h"
 #include "util/hashmap.h"
 
@@ -18,6 +19,7 @@ struct hist {
 	struct hashmap rows;		/* struct hist_row, by its key fields */
 	struct hist_row **sorted;	/* hist_sorted()'s array, NULL when stale */
 	uint64_t *event_samples, *event_period;
+	uint64_t *out_samples, *out_period;	/* left out by the filters */
 	size_t nr_events;
 	uint64_t total;
 	bool by_children;
@@ -55,6 +57,8 @@ void hist_free(struct hist *h)
 	free(h->sorted);
 	free(h->event_samples);
 	free(h->event_period);
+	free(h->out_samples);
+	free(h->out_period);
 	free(h);
 }
 
@@ -126,6 +130,11 @@ bool hist_filter_match(const struct hist_filter *f, uint32_t pid, const struct a
 	if (f->dsos.nr && (!al->dso || (!strlist_has(&f->dsos, al->dso->short_name) &&
 					!strlist_has(&f->dsos, al->dso->path))))
 		return false;
+	if (f->syms.nr && (!al->sym ||
+			   !strlist_has(&f->syms, al->dso ? dso_symbol_name(al->dso, al->sym,
+									    f->demangle)
+							  : al->sym->name)))
+		return false;
 	return true;
 }
 
@@ -135,6 +144,7 @@ void hist_filter_release(struct hist_filter *f)
 	strlist_release(&f->tids);
 	strlist_release(&f->comms);
 	strlist_release(&f->dsos);
+	strlist_release(&f->syms);
 }
 
 static uint64_t row_hash(const struct hist_row *r)
@@ -142,6 +152,7 @@ static uint64_t row_hash(const struct hist_row *r)
 	uint64_t h = r->event;
 
 	h = hash_combine(h, r->pid);
+	h = hash_combine(h, r->tid);
 	h = hash_combine(h, (uintptr_t)r->comm);
 	h = hash_combine(h, (uintptr_t)r->dso);
 	h = hash_combine(h, (uintptr_t)r->sym);
@@ -154,7 +165,7 @@ static bool row_eq(const void *entry, const void *key)
 {
 	const struct hist_row *a = entry, *b = key;
 
-	return a->event == b->event && a->pid == b->pid && a->comm == b->comm &&
+	return a->event == b->event && a->pid == b->pid && a->tid == b->tid && a->comm == b->comm &&
 	       a->dso == b->dso && a->sym == b->sym && a->addr == b->addr &&
 	       a->kernel == b->kernel;
 }
@@ -173,8 +184,16 @@ static int grow_events(struct hist *h, size_t n)
 	if (!p)
 		return -ENOMEM;
 	h->event_period = p;
+	s = realloc(h->out_samples, n * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	h->out_samples = s;
+	p = realloc(h->out_period, n * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	h->out_period = p;
 	for (size_t i = h->nr_events; i < n; i++)
-		h->event_samples[i] = h->event_period[i] = 0;
+		h->event_samples[i] = h->event_period[i] = h->out_samples[i] = h->out_period[i] = 0;
 	h->nr_events = n;
 	return 0;
 }
@@ -185,8 +204,10 @@ static struct hist_row *row_of(struct hist *h, size_t event, const struct addr_l
 	struct hist_row key = { .event = event }, *row;
 	uint64_t hash;
 
-	if (h->use[HIST_KEY_PID])
+	if (h->use[HIST_KEY_PID]) {	/* perf's pid key is the thread */
 		key.pid = al->pid;
+		key.tid = al->tid;
+	}
 	if (h->use[HIST_KEY_COMM])
 		key.comm = al->comm;	/* interned by the machine */
 	if (h->use[HIST_KEY_DSO] || h->use[HIST_KEY_SYM])
@@ -218,11 +239,22 @@ int hist_add(struct hist *h, size_t event, const struct addr_location *al, uint6
 
 	if (grow_events(h, event + 1) || !(row = row_of(h, event, al)))
 		return sbx_error(-ENOMEM, "out of memory");
+	if (h->use[HIST_KEY_PID])
+		row->thread_comm = al->comm;	/* the name of its latest sample */
 	row->samples++;
 	row->period += period;
 	h->event_samples[event]++;
 	h->event_period[event] += period;
 	h->total++;
+	return 0;
+}
+
+int hist_add_filtered_out(struct hist *h, size_t event, uint64_t period)
+{
+	if (grow_events(h, event + 1))
+		return sbx_error(-ENOMEM, "out of memory");
+	h->out_samples[event]++;
+	h->out_period[event] += period;
 	return 0;
 }
 
@@ -237,6 +269,8 @@ int hist_add_chain(struct hist *h, size_t event, const struct addr_location *fra
 
 		if (!row)
 			return sbx_error(-ENOMEM, "out of memory");
+		if (h->use[HIST_KEY_PID] && !row->thread_comm)
+			row->thread_comm = frames[i].comm;
 		/* a row once per stack, however deep the recursion */
 		if (row->stack_seen == h->stacks)
 			continue;
@@ -257,24 +291,47 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	const struct hist_row *x = *(const struct hist_row *const *)a;
 	const struct hist_row *y = *(const struct hist_row *const *)b;
-	bool sort_children = ((const struct hist *)ctx)->by_children;
+	const struct hist *h = ctx;
 
 	if (x->event != y->event)
 		return x->event < y->event ? -1 : 1;
-	if (sort_children && x->children != y->children)
+	if (h->by_children && x->children != y->children)
 		return x->children > y->children ? -1 : 1;
 	if (x->period != y->period)
 		return x->period > y->period ? -1 : 1;
+	/* ties as perf report orders them: by the keys, in their order, names by strcmp */
+	for (size_t k = 0; k < h->nr_keys; k++) {
+		int c = 0;
+
+		switch (h->keys[k]) {
+		case HIST_KEY_PID:
+			c = x->tid < y->tid ? -1 : x->tid > y->tid;
+			break;
+		case HIST_KEY_COMM:
+			c = strcmp(x->comm ? x->comm : "", y->comm ? y->comm : "");
+			break;
+		case HIST_KEY_DSO:
+			c = strcmp(x->dso ? x->dso->short_name : "", y->dso ? y->dso->short_name : "");
+			if (!c && x->dso != y->dso)	/* one name, two files */
+				c = strcmp(x->dso ? x->dso->path : "", y->dso ? y->dso->path : "");
+			break;
+		case HIST_KEY_SYM:
+			/* named symbols first, then the addresses no symbol holds */
+			if (!x->sym != !y->sym)
+				c = x->sym ? -1 : 1;
+			else if (x->sym)
+				c = strcmp(x->sym->name, y->sym->name);
+			if (!c)
+				c = x->addr < y->addr ? -1 : x->addr > y->addr;
+			break;
+		default:
+			break;
+		}
+		if (c)
+			return c;
+	}
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->comm != y->comm)
-		return strcmp(x->comm ? x->comm : "", y->comm ? y->comm : "");
-	if (x->dso != y->dso)
-		return strcmp(x->dso ? x->dso->path : "", y->dso ? y->dso->path : "");
-	if (x->sym != y->sym)
-		return strcmp(x->sym ? x->sym->name : "", y->sym ? y->sym->name : "");
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
@@ -312,6 +369,16 @@ uint64_t hist_event_samples(const struct hist *h, size_t event)
 uint64_t hist_event_period(const struct hist *h, size_t event)
 {
 	return event < h->nr_events ? h->event_period[event] : 0;
+}
+
+uint64_t hist_event_all_samples(const struct hist *h, size_t event)
+{
+	return event < h->nr_events ? h->event_samples[event] + h->out_samples[event] : 0;
+}
+
+uint64_t hist_event_all_period(const struct hist *h, size_t event)
+{
+	return event < h->nr_events ? h->event_period[event] + h->out_period[event] : 0;
 }
 
 uint64_t hist_total_samples(const struct hist *h)

@@ -27,7 +27,8 @@ enum hist_key { HIST_KEY_PID, HIST_KEY_COMM, HIST_KEY_DSO, HIST_KEY_SYM, HIST_NR
 /* One row: one value of the keys within one event. Fields of unused keys are 0/NULL. */
 struct hist_row {
 	size_t event;			/* the caller's event index */
-	uint32_t pid;
+	uint32_t pid, tid;		/* the pid key: a thread, as in perf */
+	const char *thread_comm;	/* the pid key: the thread's name at its last sample */
 	const char *comm;		/* interned by the machine */
 	struct dso *dso;		/* NULL: no map held the address */
 	const struct symbol *sym;	/* NULL: no symbol */
@@ -45,6 +46,8 @@ struct hist_filter {
 	struct strlist tids;		/* decimal thread ids */
 	struct strlist comms;
 	struct strlist dsos;		/* short names or paths */
+	struct strlist syms;		/* symbol names, as shown (demangled unless not) */
+	bool demangle;			/* syms are matched to demangled names */
 };
 
 struct hist;
@@ -85,6 +88,12 @@ void hist_filter_release(struct hist_filter *f);
 int hist_add(struct hist *h, size_t event, const struct addr_location *al, uint64_t period);
 
 /*
+ * Count a sample of event that the filters (hist_filter_match()) left out:
+ * in the totals of hist_event_all_*() only. Returns 0 or -ENOMEM.
+ */
+int hist_add_filtered_out(struct hist *h, size_t event, uint64_t period);
+
+/*
  * perf report --children: count one sample's stack, frames[0..nr) (leaf
  * first, as resolved), in the children columns of the rows its frames fall
  * in, each row once however often it appears (recursion). Rows that only
@@ -112,6 +121,12 @@ size_t hist_nr_events(const struct hist *h);
 /* The samples and the sum of periods counted for event. */
 uint64_t hist_event_samples(const struct hist *h, size_t event);
 uint64_t hist_event_period(const struct hist *h, size_t event);
+/*
+ * The totals of an event with the samples the filters left out
+ * (hist_add_filtered_out()): perf report's --percentage absolute.
+ */
+uint64_t hist_event_all_samples(const struct hist *h, size_t event);
+uint64_t hist_event_all_period(const struct hist *h, size_t event);
 
 /* Samples counted, all events. */
 uint64_t hist_total_samples(const struct hist *h);
