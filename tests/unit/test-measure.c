@@ -5,6 +5,7 @@
 
 #include "harness.h"
 #include "util/error.h"
+#include "measure/events.h"
 #include "measure/measure.h"
 #include "measure/snippet.h"
 
@@ -31,8 +32,17 @@ static void test_option_values(void)
 
 	CHECK_EQ_INT(measure_parse_mode("inverse_throughput", &m), 0);
 	CHECK(m == MEASURE_INVERSE_THROUGHPUT);
-	CHECK_EQ_INT(measure_parse_mode("uops", &m), -EINVAL);
-	CHECK_EQ_STR(sbx_error_msg(), "invalid mode 'uops' (expected one of: latency, inverse_throughput)");
+	CHECK_EQ_INT(measure_parse_mode("uops", &m), 0);
+	CHECK(m == MEASURE_UOPS);
+	CHECK_EQ_INT(measure_parse_mode("cycles", &m), -EINVAL);
+	CHECK_EQ_STR(sbx_error_msg(), "invalid mode 'cycles' (expected one of: latency, "
+		     "inverse_throughput, uops)");
+	/* uops: a PMU's retired micro-ops, or a clear error where there is none */
+	CHECK_EQ_INT(measure_mode_check(MEASURE_LATENCY), 0);
+	if (!events_have_hw_cycles()) {
+		CHECK_EQ_INT(measure_mode_check(MEASURE_UOPS), -EOPNOTSUPP);
+		CHECK(strstr(sbx_error_msg(), "this machine has no PMU") != NULL);
+	}
 	CHECK_EQ_INT(measure_parse_repetition("min", &r), 0);
 	CHECK(r == MEASURE_MIN);
 	CHECK_EQ_INT(measure_parse_aggregate("min-variance", &a), 0);
