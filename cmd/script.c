@@ -24,8 +24,8 @@
 
 static const char *const script_usage[] = {
 	"sbx script [-i FILE|-] [-F FIELD[,FIELD...]] [--show-mmap-events] "
-	"[--show-task-events] [--pid PID,...] [--tid TID,...] [--comm COMM,...] [-G] "
-	"[--no-demangle] [--json|--folded]",
+	"[--show-task-events] [--pid PID,...] [--tid TID,...] [--comm COMM,...] "
+	"[-S SYM,...] [-C CPU,...] [--ns] [-G] [--no-demangle] [--json|--folded]",
 	NULL,
 };
 
@@ -38,6 +38,7 @@ enum {
 	OPT_PID,
 	OPT_TID,
 	OPT_COMM,
+	OPT_NS,
 };
 
 static const struct sbx_option script_options[] = {
@@ -49,6 +50,9 @@ static const struct sbx_option script_options[] = {
 	{ "pid", 0, "PIDS", "only samples of these processes (comma-separated)", OPT_PID },
 	{ "tid", 0, "TIDS", "only samples of these threads (comma-separated)", OPT_TID },
 	{ "comm", 0, "COMMS", "only samples of threads with these names", OPT_COMM },
+	{ "symbols", 'S', "SYMS", "only samples in these functions (names as shown)", 0 },
+	{ "cpu", 'C', "CPUS", "only samples taken on these CPUs (0,2-3)", 0 },
+	{ "ns", 0, NULL, "times in nanoseconds (9 digits after the point)", OPT_NS },
 	{ "hide-call-graph", 'G', NULL, "leave out call chains, even with -F callchain", 0 },
 	{ "no-demangle", 0, NULL, "print C++ and Rust symbol names as they are in the file",
 	  OPT_NO_DEMANGLE },
@@ -87,6 +91,8 @@ struct script {
 	struct hist_filter filter;	/* --pid, --tid, --comm */
 	bool filtered;
 	bool hide_callchain;	/* -G */
+	bool ns;		/* --ns */
+	struct perf_input_cpus cpus;	/* -C */
 	struct trace_seq seq;
 };
 
@@ -250,27 +256,37 @@ static json_object *print_callchain(struct script *s, const struct perf_sample *
 					       json_object_new_string(al.dso->path) : NULL);
 			json_object_array_add(arr, f);
 		} else {
+			/* as perf script (6.1) prints a frame: its address in its DSO (the
+			   ELF address) where a DSO holds it, else the address */
 			out_str("\t");
-			out_hex(ip, 16);
-			out_str(" ");
-			out_str(sym_name(s, &al));
-			if (al.sym) {
-				out_str("+0x");
-				out_hex(al.addr - al.sym->start, 0);
+			out_hex(al.dso ? al.addr : ip, 16);
+			if (s->field[F_SYM]) {
+				out_str(" ");
+				out_str(sym_name(s, &al));
+				if (al.sym && s->field[F_SYMOFF]) {
+					out_str("+0x");
+					out_hex(al.addr - al.sym->start, 0);
+				}
 			}
-			out_str(" (");
-			out_str(dso_path(&al));
-			out_str(")\n");
+			if (s->field[F_DSO]) {
+				out_str(" (");
+				out_str(dso_path(&al));
+				out_str(")");
+			}
+			out_str("\n");
 		}
 	}
 	return arr;
 }
 
-static void print_time_text(uint64_t t)
+static void print_time_text(uint64_t t, bool ns)
 {
 	out_num(t / 1000000000, false, 10, 1, 5, false);
 	out_str(".");
-	out_num(t % 1000000000 / 1000, false, 10, 6, 0, false);
+	if (ns)	/* --ns */
+		out_num(t % 1000000000, false, 10, 9, 0, false);
+	else
+		out_num(t % 1000000000 / 1000, false, 10, 6, 0, false);
 	out_str(": ");
 }
 
@@ -282,6 +298,11 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 	bool tracepoint = attr->attr.type == PERF_TYPE_TRACEPOINT;
 	struct tep_event *ev = NULL;
 	uint64_t type = attr->attr.sample_type;
+	/*
+	 * perf prints a sample's call chain in place of its IP, one frame a
+	 * line, whenever the sample has one (-G: not), with the fields of -F
+	 */
+	bool chain = !tracepoint && f[F_IP] && smp->callchain_nr && !s->hide_callchain;
 
 	machine_resolve(s->machine, smp->pid, smp->tid, smp->cpumode, smp->ip, &al);
 	if (tracepoint && f[F_TRACE] && (type & PERF_SAMPLE_RAW) && tep_of(s))
@@ -325,17 +346,21 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 		json_object_put(o);
 		return 0;
 	}
+	/* the columns of perf script (6.1, the judge here) */
 	if (f[F_COMM]) {
-		out_pad(al.comm, 16, false);
+		if (chain)	/* the frames follow: the name unpadded */
+			out_str(al.comm);
+		else
+			out_pad(al.comm, 16, false);
 		out_str(" ");
 	}
 	if ((f[F_PID] || f[F_TID]) && (type & PERF_SAMPLE_TID)) {
 		if (f[F_PID] && f[F_TID]) {
-			out_int((int32_t)smp->pid, 7, false);
+			out_int((int32_t)smp->pid, 5, false);
 			out_str("/");
-			out_int((int32_t)smp->tid, 7, true);
+			out_int((int32_t)smp->tid, 5, true);
 		} else {
-			out_int((int32_t)(f[F_PID] ? smp->pid : smp->tid), 7, false);
+			out_int((int32_t)(f[F_PID] ? smp->pid : smp->tid), 5, false);
 		}
 		out_str(" ");
 	}
@@ -345,7 +370,7 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 		out_str("] ");
 	}
 	if (f[F_TIME] && (type & PERF_SAMPLE_TIME))
-		print_time_text(smp->time);
+		print_time_text(smp->time, s->ns);
 	if (f[F_PERIOD] && !tracepoint) {
 		out_num(smp->period, false, 10, 1, 10, false);
 		out_str(" ");
@@ -362,8 +387,15 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 		tep_print_event(s->tep, &s->seq, &r, "%s", TEP_PRINT_INFO);
 		trace_seq_terminate(&s->seq);
 		out_str(s->seq.buffer);
+	} else if (!tracepoint && (type & PERF_SAMPLE_IP) && chain) {
+		/* the frames below, the first of them the sample's own */
+		out_str("\n");
+		print_callchain(s, smp);
+		out_str("\n");
+		return 0;
 	} else if (!tracepoint && (type & PERF_SAMPLE_IP)) {
 		if (f[F_IP]) {
+			out_str(" ");
 			out_hex(smp->ip, 16);
 			out_str(" ");
 		}
@@ -386,10 +418,10 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 		out_hex(smp->addr, 16);
 	}
 	out_str("\n");
-	/* text: one line per event unless the frames are asked for */
-	if (f[F_CALLCHAIN] && smp->callchain && !s->hide_callchain) {
+	/* the frames of a sample without its IP column (-F callchain): after the line */
+	if (!f[F_IP] && f[F_CALLCHAIN] && smp->callchain && !s->hide_callchain) {
 		print_callchain(s, smp);
-		printf("\n");
+		out_str("\n");
 	}
 	return 0;
 }
@@ -491,7 +523,7 @@ static void print_other(struct script *s, const struct perf_event_header *rec,
 	}
 	printf("%16s %7d ", comm, (int32_t)smp->pid);
 	if (smp->time != (uint64_t)-1)
-		print_time_text(smp->time);
+		print_time_text(smp->time, s->ns);
 	printf("PERF_RECORD_%s%s\n", what, detail);
 }
 
@@ -503,6 +535,8 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
+		if (!perf_input_cpu_wanted(&s->cpus, smp->cpu))
+			return 0;
 		if (s->filtered) {
 			struct addr_location al;
 
@@ -542,8 +576,10 @@ int cmd_script(int argc, char **argv)
 	struct perf_input in = { 0 };
 	int c, ret = EXIT_FAILED;
 
+	/* perf script's fields: a sample's thread, CPU, time, period, event, IP, symbol+offset,
+	   DSO and call chain (each where the records have it) */
 	for (int f = 0; f < NR_FIELDS; f++)
-		s.field[f] = f != F_ADDR && f != F_CALLCHAIN;
+		s.field[f] = f != F_ADDR && f != F_PID;
 	s.json = sbx_globals.json;
 	s.demangle = true;
 	opts_init(&p, "script", script_usage, script_options, argc, argv, 0);
@@ -596,6 +632,22 @@ int cmd_script(int argc, char **argv)
 		case 'G':
 			s.hide_callchain = true;
 			break;
+		case 'S':
+			if (strlist_split(&s.filter.syms, p.arg, ',')) {
+				ret = error("out of memory");
+				goto bad_option;
+			}
+			s.filtered = true;
+			break;
+		case 'C':
+			ret = perf_input_cpu_option(&p, &s.cpus);
+			if (ret)
+				goto bad_option;
+			ret = EXIT_FAILED;
+			break;
+		case OPT_NS:
+			s.ns = true;
+			break;
 		case OPT_FOLDED:
 			if (!s.stacks && !(s.stacks = stacks_new())) {
 				ret = error("out of memory");
@@ -616,8 +668,12 @@ int cmd_script(int argc, char **argv)
 		goto bad_option;
 	}
 	opts_finish(&p, c);
+	if (s.json && !s.fields_given)	/* JSON: every field but addr */
+		for (int f = 0; f < NR_FIELDS; f++)
+			s.field[f] = f != F_ADDR && f != F_CALLCHAIN;
 
 	trace_seq_init(&s.seq);
+	s.filter.demangle = s.demangle;
 	ret = perf_input_open(&in, input);
 	if (ret)
 		goto out;
@@ -627,6 +683,8 @@ int cmd_script(int argc, char **argv)
 	if (ret)
 		goto out;
 	ret = EXIT_OK;
+	if (s.cpus.set && !s.cpus.seen && perf_input_samples(&in))
+		ret = error("%s: -C: its samples have no CPU (PERF_SAMPLE_CPU)", input);
 	if (s.stacks && stacks_write_folded(s.stacks, stdout))
 		ret = error_lib(-EIO, "--folded");
 	goto out;

@@ -58,11 +58,26 @@ for line in sys.stdin:
 	grep -q ' hot_b$' "$W/sbx.txt"
 }
 
-@test "script: text lines carry comm, pid/tid, time, event, ip, sym+off, dso" {
+@test "script: the text is perf script's, byte for byte: with and without call chains, CPUs, C++ names" {
 	run -0 sbx script -i "$W/nl.data"
-	assert_line --regexp '^ +noploop +[0-9]+/[0-9]+ +[0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock: +[0-9a-f]+ hot_a\+0x[0-9a-f]+ \(.*/tests/workloads/noploop\)$'
-	n=$(perf script -i "$W/nl.data" 2>/dev/null | wc -l)
-	[ "${#lines[@]}" -eq "$n" ]
+	assert_line --regexp '^ +noploop +[0-9]+ +[0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock: +[0-9a-f]+ hot_a\+0x[0-9a-f]+ \(.*/tests/workloads/noploop\)$'
+	cd "$BATS_TEST_TMPDIR"
+	sbx record -q -F 999 -g -o sbx-g.data -- sh -c "$WORKLOADS/noploop 50; ls /usr/lib > /dev/null"
+	perf record -q -e cpu-clock -F 999 -g -o cxx.data -- "$WORKLOADS/cxxhot" > /dev/null 2>&1
+	for f in "$W/nl.data" "$W/g.data" sbx-g.data cxx.data; do
+		perf script -i "$f" 2>/dev/null > perf.txt
+		sbx script -i "$f" > sbx.txt
+		[ "$(wc -l < perf.txt)" -gt 20 ]
+		diff perf.txt sbx.txt
+	done
+	# and with perf's options: the fields, -G, --ns, a CPU, a symbol
+	for o in "-F comm,pid,tid,time,ip,sym" "-G" "--ns" "-F tid,cpu,time,ip,dso" "-C 0" "-S hot_a"; do
+		# shellcheck disable=SC2086
+		perf script -i sbx-g.data $o 2>/dev/null > perf.txt
+		# shellcheck disable=SC2086
+		sbx script -i sbx-g.data $o > sbx.txt
+		diff perf.txt sbx.txt
+	done
 }
 
 @test "script: --json prints one object per line with the documented keys" {
@@ -110,10 +125,10 @@ for line in sys.stdin:
 	[ "$(wc -l < "$W/perf-frames")" -gt 50 ]
 	diff "$W/perf-frames" "$W/sbx-frames"
 	grep -qE '^spin_[01]\+0x' "$W/sbx-frames"
-	# text: one line per sample, unless -F +callchain asks for the frames
-	run -0 sbx script -i "$W/g.data"
+	# text: the frames under each sample, as perf prints them; -G: one line a sample
+	run -0 sbx script -G -i "$W/g.data"
 	n=${#lines[@]}
-	run -0 sbx script -F +callchain -i "$W/g.data"
+	run -0 sbx script -i "$W/g.data"
 	[ "${#lines[@]}" -gt "$n" ]
 	assert_line --regexp $'^\t +[0-9a-f]+ spin_[01]\\+0x[0-9a-f]+ \\(.*/forker\\)$'
 }
@@ -286,17 +301,17 @@ for line in open(sys.argv[1]):
 	[ -n "$pid" ]
 	perf script -F tid,time,ip -G --pid "$pid" -i "$W/g.data" 2>/dev/null |
 		awk '{ sub(/:$/, "", $2); print }' > perf.txt
-	run -0 --separate-stderr sbx script -F tid,time,ip --pid "$pid" -i "$W/g.data"
+	run -0 --separate-stderr sbx script -F tid,time,ip -G --pid "$pid" -i "$W/g.data"
 	awk '{ sub(/:$/, "", $2); print }' <<< "$output" > sbx.txt
 	[ "$(wc -l < perf.txt)" -ge 5 ]
 	diff perf.txt sbx.txt
 	tid=$pid	# one thread each
 	perf script -F tid,ip -G --tid "$tid" -i "$W/g.data" 2>/dev/null | awk '{ print $1, $2 }' > perf.txt
-	run -0 --separate-stderr sbx script -F tid,ip --tid "$tid" -i "$W/g.data"
+	run -0 --separate-stderr sbx script -F tid,ip -G --tid "$tid" -i "$W/g.data"
 	[ "$(awk '{ print $1, $2 }' <<< "$output")" = "$(cat perf.txt)" ]
 	# by name: the children are all "forker"
 	perf script -F comm,tid -G --comms forker -i "$W/g.data" 2>/dev/null | awk '{ print $1, $2 }' > perf.txt
-	run -0 --separate-stderr sbx script -F comm,tid --comm forker -i "$W/g.data"
+	run -0 --separate-stderr sbx script -F comm,tid -G --comm forker -i "$W/g.data"
 	[ "$(awk '{ print $1, $2 }' <<< "$output")" = "$(cat perf.txt)" ]
 	# -G: no call chain, even when asked for
 	run -0 --separate-stderr sbx script -F ip,callchain -G --pid "$pid" -i "$W/g.data"
