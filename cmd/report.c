@@ -531,6 +531,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	hist_sort_by_children(r.hist, r.children);
+	hist_set_demangle(r.hist, r.demangle);
 	r.filter.demangle = r.demangle;
 	ret = perf_input_open(&in, input);
 	if (ret)

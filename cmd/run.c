@@ -473,14 +473,16 @@ static void print_yaml_doc(const struct exegesis_doc *d, const struct measure_re
 	write_yaml_doc(&y, r, err, fmt);
 }
 
+/* mo: the settings the snippet was measured with (a document's mode, min_instructions) */
 static void print_json(const char *name, const struct snippet *s,
-		       const struct measure_result *r, const char *err, const struct run_cfg *c)
+		       const struct measure_result *r, const char *err, const struct run_cfg *c,
+		       const struct measure_opts *mo)
 {
 	json_object *o = json_object_new_object(), *m = json_object_new_array();
 	json_object *insns = json_object_new_array();
 
 	json_object_object_add(o, "snippet", json_object_new_string(name));
-	json_object_object_add(o, "mode", json_object_new_string(measure_mode_name(c->mo.mode)));
+	json_object_object_add(o, "mode", json_object_new_string(measure_mode_name(mo->mode)));
 	json_object_object_add(o, "counter", json_object_new_string(r->counter));
 	json_object_object_add(o, "unit", json_object_new_string(r->unit));
 	if (r->tsc_per_cycle > 0) {
@@ -514,16 +516,16 @@ static void print_json(const char *name, const struct snippet *s,
 			json_object_array_add(insns, json_object_new_string(s->insns[i].text));
 	json_object_object_add(o, "instructions", insns);
 	json_object_object_add(o, "repetition_mode",
-			       json_object_new_string(measure_repetition_name(c->mo.repetition)));
+			       json_object_new_string(measure_repetition_name(mo->repetition)));
 	json_object_object_add(o, "min_instructions",
-			       json_object_new_int64((int64_t)c->mo.min_instructions));
+			       json_object_new_int64((int64_t)mo->min_instructions));
 	json_object_object_add(o, "benchmark_repeat_count",
-			       json_object_new_int64(c->mo.repeat_count));
+			       json_object_new_int64(mo->repeat_count));
 	json_object_object_add(o, "result_aggregation_mode",
-			       json_object_new_string(measure_aggregate_name(c->mo.aggregate)));
-	json_object_object_add(o, "diff", json_object_new_boolean(!c->mo.no_diff));
-	json_object_object_add(o, "cpu", json_object_new_int(c->mo.cpu));
-	json_object_object_add(o, "timeout", json_object_new_double(c->mo.timeout_s));
+			       json_object_new_string(measure_aggregate_name(mo->aggregate)));
+	json_object_object_add(o, "diff", json_object_new_boolean(!mo->no_diff));
+	json_object_object_add(o, "cpu", json_object_new_int(mo->cpu));
+	json_object_object_add(o, "timeout", json_object_new_double(mo->timeout_s));
 	json_object_object_add(o, "num_repetitions", json_object_new_int64((int64_t)r->repetitions));
 	json_object_object_add(o, "retries", json_object_new_int(r->retries));
 	fprintf(results, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -625,7 +627,7 @@ static int measure_text(const char *name, const char *text, const struct exegesi
 			c->unavailable_said = true;
 		}
 	}
-	if (!err[0] && r.tsc_per_cycle > 0 && fabs(r.drift) > 0.02)
+	if (!err[0] && r.tsc_per_cycle > 0 && fabs(r.drift) > 0.02 && (progress_clear(c), true))
 		warning("%s: the TSC calibration drifted by %+.1f%% during the run; the figures "
 			"may be off (frequency scaling?)", name, 100 * r.drift);
 	if (err[0]) {
@@ -644,6 +646,7 @@ static int measure_text(const char *name, const char *text, const struct exegesi
 		else if (named)
 			memmove(err, err + wl + 2, strlen(err + wl + 2) + 1);
 	}
+	progress_clear(c);	/* a result on the terminal: no progress line in it */
 	switch (fmt) {
 	case FMT_YAML:
 	case FMT_YAML_LLVM14: {
@@ -657,7 +660,7 @@ static int measure_text(const char *name, const char *text, const struct exegesi
 		break;
 	}
 	case FMT_JSON:
-		print_json(name, s, &r, err, c);
+		print_json(name, s, &r, err, c, &mo);
 		break;
 	default:
 		if (!err[0])
@@ -701,6 +704,7 @@ static int run_yaml(FILE *f, const char *name, struct run_cfg *c, unsigned long 
 	unsigned long done = 0, bad = 0;
 	int ret, failed = 0;
 
+	*n_docs = 0;
 	if (!rd)
 		return error("out of memory");
 	if (c->name_width < 24)
@@ -728,29 +732,29 @@ static int run_yaml(FILE *f, const char *name, struct run_cfg *c, unsigned long 
 			break;
 		}
 		progress(c, done, bad, label);
-		if (exegesis_doc_snippet(&d, &text, unset, sizeof(unset)) < 0) {
-			char msg[512];
-
-			snprintf(msg, sizeof(msg), "%s: %s", where, sbx_error_msg());
-			sbx_error(-EINVAL, "%s", msg);
+		if (exegesis_doc_snippet(&d, &text, unset, sizeof(unset)) < 0)
 			text = NULL;
-		}
 		if (text) {
 			bad += measure_text(label, text, &d, where, unset, c);
 		} else {
-			/* the error goes to the document's result too */
+			/* named on standard error; alone in the document's result */
 			char msg[512];
+			struct measure_opts mo = c->mo;
+			struct measure_result r;
+			enum format fmt = c->fmt_given ? c->fmt : FMT_YAML;
 
 			snprintf(msg, sizeof(msg), "%s", sbx_error_msg());
 			progress_clear(c);
-			error("%s", msg);
-			if (c->fmt != FMT_TEXT || !c->fmt_given) {
-				struct measure_result r;
-
-				memset(&r, 0, sizeof(r));
-				print_yaml_doc(&d, &r, msg, "", &c->mo, c,
-					       c->fmt_given ? c->fmt : FMT_YAML);
-			}
+			error("%s: %s", where, msg);
+			if (d.min_instructions && !c->min_instructions_given)
+				mo.min_instructions = d.min_instructions;
+			measure_parse_mode(d.mode, &mo.mode);
+			memset(&r, 0, sizeof(r));
+			if (fmt == FMT_YAML || fmt == FMT_YAML_LLVM14)
+				print_yaml_doc(&d, &r, msg, "", &mo, c, fmt);
+			else if (fmt == FMT_JSON)
+				print_json(label, NULL, &r, msg, c, &mo);
+			fflush(results);
 			bad++;
 		}
 		done++;
@@ -891,8 +895,8 @@ static int run_opcodes(struct run_cfg *c, const char *exegesis, const char *sele
 	int ret = 1;
 
 	snprintf(mode, sizeof(mode), "-mode=%s", measure_mode_name(c->mo.mode));
-	snprintf(rep, sizeof(rep), "-repetition-mode=%s",
-		 c->mo.repetition == MEASURE_LOOP ? "loop" : "duplicate");
+	/* copies of the snippet, found in assembled_snippet; sbx repeats them its own way */
+	snprintf(rep, sizeof(rep), "-repetition-mode=duplicate");
 	for (size_t i = 0; i < 3; i++) {
 		const char *exe = exegesis ? exegesis : defaults[i];
 		char *argv[16] = { (char *)exe, mode, (char *)selector,
@@ -924,6 +928,8 @@ static int run_opcodes(struct run_cfg *c, const char *exegesis, const char *sele
 		in = err ? NULL : fdopen(pfd[0], "r");
 		if (!in)
 			close(pfd[0]);
+		if (!in && !err)
+			err = sbx_error_errno(-errno, "cannot read llvm-exegesis's output");
 		if (in) {
 			c->generator_runs = true;
 			ret = run_yaml(in, "llvm-exegesis", c, &n);

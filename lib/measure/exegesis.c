@@ -196,8 +196,10 @@ static int take_doc(yaml_document_t *doc, yaml_node_t *root, struct exegesis_doc
 			char *end;
 
 			errno = 0;
-			d->min_instructions = s ? strtoul(s, &end, 10) : 0;
-			if (!s || errno || *end || *s == '-')
+			d->min_instructions = s && isdigit((unsigned char)*s) ? strtoul(s, &end, 10) : 0;
+			/* sbx run's --min-instructions bound: more cannot be laid out */
+			if (!s || !isdigit((unsigned char)*s) || errno || *end ||
+			    d->min_instructions > EXEGESIS_MAX_MIN_INSTRUCTIONS)
 				err = -EINVAL;
 		} else if (!strcmp(name, "error")) {
 			err = take_str(v, &d->error);
@@ -510,8 +512,13 @@ static int find_copy(const struct exegesis_doc *d, size_t *begin, size_t *end)
 		/* the instruction that ends at stop */
 		while (last > 0 && insn[last - 1].address + insn[last - 1].size > stop)
 			last--;
+		/* and, where there are two copies, the one before it the same bytes */
 		if (last >= n && insn[last - 1].address + insn[last - 1].size == stop &&
-		    insn[last - n].address >= (nr_pushes ? insn[nr_pushes - 1].address + 1 : 0)) {
+		    insn[last - n].address >= (nr_pushes ? insn[nr_pushes - 1].address + 1 : 0) &&
+		    (last < 2 * n ||
+		     (stop - insn[last - n].address == insn[last - n].address - insn[last - 2 * n].address &&
+		      !memcmp(d->code + insn[last - 2 * n].address, d->code + insn[last - n].address,
+			      stop - insn[last - n].address)))) {
 			*begin = insn[last - n].address;
 			*end = stop;
 			cs_free(insn, count);
@@ -521,10 +528,27 @@ static int find_copy(const struct exegesis_doc *d, size_t *begin, size_t *end)
 	}
 	cs_free(insn, count);
 	cs_close(&cs);
-	/* capstone cannot decode it all: the shortest repeated tail */
-	for (size_t l = 1; 2 * l <= stop && l <= 256; l++) {
-		if (!memcmp(d->code + stop - 2 * l, d->code + stop - l, l)) {
-			*begin = stop - l;
+	/*
+	 * capstone cannot decode it all: the period whose copies cover the
+	 * longest stretch before the epilogue (b8 00 01 00 00 repeated is a
+	 * 5-byte period, not the 1 of its two zeros)
+	 */
+	{
+		size_t best = 0, best_stretch = 0;
+
+		for (size_t l = 1; 2 * l <= stop && l <= 256; l++) {
+			size_t reps = 1;
+
+			while ((reps + 1) * l <= stop &&
+			       !memcmp(d->code + stop - (reps + 1) * l, d->code + stop - l, l))
+				reps++;
+			if (reps >= 2 && reps * l > best_stretch) {
+				best = l;
+				best_stretch = reps * l;
+			}
+		}
+		if (best) {
+			*begin = stop - best;
 			*end = stop;
 			return 0;
 		}

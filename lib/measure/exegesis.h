@@ -18,6 +18,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The most min_instructions a document may ask for (sbx run's --min-instructions bound) */
+#define EXEGESIS_MAX_MIN_INSTRUCTIONS	100000000ul
+
 /* One document, as llvm-exegesis wrote it (lib/BenchmarkResult.cpp's fields). */
 struct exegesis_doc {
 	int line;			/* where it starts in the stream, from 1 */

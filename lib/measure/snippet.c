@@ -189,6 +189,14 @@ static int ann_defreg(struct parse_ctx *p)
 		return bad(p, "expected <HEX_VALUE>: hex digits that fit the register");
 	if (d.reg.narrow)
 		memset(d.value + 4, 0, 4);
+	if (d.reg.cls == SNIPPET_REG_SEG) {
+		uint64_t base;
+
+		/* what arch_prctl(ARCH_SET_FS/GS) takes: a user-space address */
+		memcpy(&base, d.value, 8);
+		if (base >= ADDRESS_LIMIT)
+			return bad(p, "FS and GS take a user-space address below 0x7ff000000000");
+	}
 	snprintf(d.name, sizeof(d.name), "%s", p->fields[0][0] == '%' ? p->fields[0] + 1 :
 		 p->fields[0]);
 	for (char *c = d.name; *c; c++)

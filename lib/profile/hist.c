@@ -20,6 +20,7 @@ struct hist {
 	struct hist_row **sorted;	/* hist_sorted()'s array, NULL when stale */
 	uint64_t *event_samples, *event_period;
 	uint64_t *out_samples, *out_period;	/* left out by the filters */
+	bool demangle;			/* ties ordered by demangled names */
 	size_t nr_events;
 	uint64_t total;
 	bool by_children;
@@ -286,6 +287,11 @@ void hist_sort_by_children(struct hist *h, bool on)
 	h->by_children = on;
 }
 
+void hist_set_demangle(struct hist *h, bool on)
+{
+	h->demangle = on;
+}
+
 /* hist_sorted()'s order; ctx is the hist */
 static int cmp_rows(const void *a, const void *b, void *ctx)
 {
@@ -319,8 +325,11 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 			/* named symbols first, then the addresses no symbol holds */
 			if (!x->sym != !y->sym)
 				c = x->sym ? -1 : 1;
-			else if (x->sym)
-				c = strcmp(x->sym->name, y->sym->name);
+			else if (x->sym)	/* the names as shown: perf demangles when it loads */
+				c = strcmp(x->dso ? dso_symbol_name(x->dso, x->sym, h->demangle)
+						  : x->sym->name,
+					   y->dso ? dso_symbol_name(y->dso, y->sym, h->demangle)
+						  : y->sym->name);
 			if (!c)
 				c = x->addr < y->addr ? -1 : x->addr > y->addr;
 			break;

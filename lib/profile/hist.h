@@ -105,6 +105,9 @@ int hist_add_chain(struct hist *h, size_t event, const struct addr_location *fra
 /* Sort by the children columns first (perf report --children). */
 void hist_sort_by_children(struct hist *h, bool on);
 
+/* Order rows of equal counts by demangled symbol names (as shown unless --no-demangle). */
+void hist_set_demangle(struct hist *h, bool on);
+
 /*
  * Every row, sorted by event, then heaviest period (children first after
  * hist_sort_by_children()), then most samples,

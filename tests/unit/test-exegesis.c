@@ -123,6 +123,30 @@ static void test_snippet_from_copies(void)
 	free(s);
 }
 
+/* capstone 4 cannot decode these: the period of the longest run of copies, not two zeros */
+static void test_undecodable_copies(void)
+{
+	static const char doc[] =
+		"---\nmode: latency\nkey:\n  instructions: [ 'X' ]\n"
+		"assembled_snippet: 62F47D08000062F47D08000062F47D08000062F47D080000C3\n";
+	char unset[64], *s = snippet_of(doc, 0, unset, sizeof(unset));
+
+	CHECK_EQ_STR(s, "# llvm-exegesis: X\n.byte 0x62,0xf4,0x7d,0x08,0x00,0x00\n");
+	free(s);
+}
+
+/* llvm-exegesis's loop mode ends in its loop, not in copies: no snippet, not the loop's jne */
+static void test_no_copies(void)
+{
+	static const char doc[] =
+		"---\nmode: latency\nkey:\n  instructions: [ 'ADD64rr RAX RAX RAX' ]\n"
+		"assembled_snippet: 4801C04983C0FF75F7C3\n";
+	char unset[64];
+
+	CHECK(!snippet_of(doc, 0, unset, sizeof(unset)));
+	CHECK_EQ_STR(sbx_error_msg(), "no copy of the snippet found in assembled_snippet");
+}
+
 static void test_register_values(void)
 {
 	static const char doc[] =
@@ -173,6 +197,9 @@ static void test_bad_input(void)
 	expect_reader_error("---\n- a\n", "t.yaml:2: not an llvm-exegesis benchmark: not a "
 			    "mapping");
 	expect_reader_error("---\nmode: [latency\n", "t.yaml:3: not YAML: did not find expected ',' or ']'");
+	expect_reader_error("---\nmode: latency\nkey: { instructions: [ X ] }\n"
+			    "min_instructions: 18446744073709551615\n",
+			    "t.yaml:2: not an llvm-exegesis benchmark: a malformed min_instructions");
 	/* a register value that does not fit, an unknown form, no code */
 	CHECK(!snippet_of("---\nmode: latency\nkey:\n  instructions: [ X ]\n"
 			  "  register_initial_values: [ 'AL=0x100' ]\nassembled_snippet: 9090C3\n",
@@ -199,6 +226,8 @@ static void test_looks(void)
 static const struct unit_test tests[] = {
 	TEST(test_reader_fields),
 	TEST(test_snippet_from_copies),
+	TEST(test_undecodable_copies),
+	TEST(test_no_copies),
 	TEST(test_register_values),
 	TEST(test_bad_input),
 	TEST(test_looks),

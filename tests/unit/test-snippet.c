@@ -107,6 +107,9 @@ static void test_malformed(void)
 		     "digits that fit the register");
 	expect_error("# SBX-DEFREG FS 1\n# SBX-DEFREG fs 2\n",
 		     "f.s:2: invalid annotation 'SBX-DEFREG fs 2': the register is already defined");
+	expect_error("# SBX-DEFREG GS 8000000000000000\n",
+		     "f.s:1: invalid annotation 'SBX-DEFREG GS 8000000000000000': FS and GS take a "
+		     "user-space address below 0x7ff000000000");
 	expect_error("# SBX-DEFREG ES 1\n",
 		     "f.s:1: invalid annotation 'SBX-DEFREG ES 1': expected a register name (RAX..R15, "
 		     "EAX.., XMM0..31, YMM, ZMM, K0..7, FS, GS)");
