@@ -129,6 +129,11 @@ uint64_t perf_input_samples(const struct perf_input *in)
 	return in->session ? session_stats(in->session)->samples : 0;
 }
 
+const struct session_stats *perf_input_stats(const struct perf_input *in)
+{
+	return in->session ? session_stats(in->session) : NULL;
+}
+
 void perf_input_close(struct perf_input *in)
 {
 	jit_tracker_free(in->jit);

@@ -55,6 +55,9 @@ int perf_input_run(struct perf_input *in, session_fn fn, void *ctx);
 /* SAMPLE records delivered by perf_input_run(). */
 uint64_t perf_input_samples(const struct perf_input *in);
 
+/* The session's counts (every record read, by type), after perf_input_run(); NULL before. */
+const struct session_stats *perf_input_stats(const struct perf_input *in);
+
 /* Free everything; a zeroed or half-opened input is fine. */
 void perf_input_close(struct perf_input *in);
 

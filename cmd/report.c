@@ -22,7 +22,7 @@
 static const char *const report_usage[] = {
 	"sbx report [-i FILE|-] [-s KEY[,KEY...]] [--pid PID[,PID...]] [--tid TID[,TID...]] "
 	"[--comm COMM[,COMM...]] "
-	"[--dso DSO[,DSO...]] [--symbols SYM[,SYM...]] [-C CPU[,CPU...]] [-n] [-q] [--limit N] "
+	"[--dso DSO[,DSO...]] [--symbols SYM[,SYM...]] [-C CPU[,CPU...]] [-n] [-q] [--stats] [--limit N] "
 	"[--percent-limit PCT] [--percentage absolute|relative] [--children] [--no-demangle] "
 	"[--json|--folded|--flamegraph FILE]",
 	NULL,
@@ -44,6 +44,7 @@ enum {
 	OPT_SYMBOLS,
 	OPT_PERCENT_LIMIT,
 	OPT_PERCENTAGE,
+	OPT_STATS,
 };
 
 static const struct sbx_option report_options[] = {
@@ -60,6 +61,8 @@ static const struct sbx_option report_options[] = {
 	  "(of those the filters keep)", OPT_PERCENTAGE },
 	{ "percent-limit", 0, "PCT", "hide rows under PCT percent", OPT_PERCENT_LIMIT },
 	{ "quiet", 'q', NULL, "no header lines: the rows only", 0 },
+	{ "stats", 0, NULL, "the number of records of each type, as perf report --stats",
+	  OPT_STATS },
 	{ "show-nr-samples", 'n', NULL, "a column of sample counts (perf report -n)", 0 },
 	{ "limit", 0, "N", "print the first N rows of each event only", OPT_LIMIT },
 	{ "no-demangle", 0, NULL, "print C++ and Rust symbol names as they are in the file",
@@ -96,6 +99,8 @@ struct report {
 	bool quiet;		/* -q */
 	double percent_limit;	/* --percent-limit */
 	struct perf_input_cpus cpus;	/* -C */
+	bool stats;		/* --stats: counts of records instead of rows */
+	uint64_t *event_samples;	/* --stats: the samples of each event */
 	struct addr_location *frames;	/* a sample's stack, resolved (--children) */
 	size_t cap_frames;
 };
@@ -143,6 +148,10 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return machine_process_record(r->machine, rec);
+	if (r->stats) {
+		r->event_samples[event_index(r, attr)]++;
+		return 0;
+	}
 	/* -C: samples of other CPUs are not there at all, as in perf */
 	if (!perf_input_cpu_wanted(&r->cpus, s->cpu))
 		return 0;
@@ -362,6 +371,36 @@ static void print_text(struct report *r, struct hist_row *const *rows, size_t nr
 	}
 }
 
+/* --stats: perf report --stats's tables, the records of each type, then each event's samples */
+static void print_stats(const struct report *r, const struct session_stats *stats)
+{
+	struct session_stats st = *stats;
+	uint64_t total = 0;
+
+	/* the reader unpacks COMPRESSED records (perf record -z) itself: perf counts them too */
+	st.by_type[PERF_RECORD_COMPRESSED] += perf_data_nr_compressed(r->data);
+	for (size_t t = 0; t < SESSION_STATS_TYPES; t++)
+		total += st.by_type[t];
+	printf("\nAggregated stats:\n%16s events: %10" PRIu64 "\n", "TOTAL", total);
+	for (size_t t = 0; t < SESSION_STATS_TYPES; t++) {
+		const char *name = perf_record_type_name((uint32_t)t);
+
+		/* perf's names here: ATTR, FEATURE, ... (HEADER_ATTR elsewhere) */
+		if (name && !strncmp(name, "HEADER_", 7))
+			name += 7;
+		if (st.by_type[t])
+			printf("%16s events: %10" PRIu64 "  (%4.1f%%)\n", name ? name : "?",
+			       st.by_type[t], 100.0 * st.by_type[t] / total);
+	}
+	for (size_t i = 0; i < perf_data_nr_attrs(r->data); i++) {
+		const struct perf_data_attr *a = perf_data_attr(r->data, i);
+
+		printf("%s stats:\n", a && a->name ? a->name : "?");
+		if (r->event_samples[i])
+			printf("%16s events: %10" PRIu64 "\n", "SAMPLE", r->event_samples[i]);
+	}
+}
+
 /* --folded on stdout, or --flamegraph into its file (complete or not there). */
 static int write_stacks(struct report *r, const char *input, const char *path)
 {
@@ -458,6 +497,9 @@ int cmd_report(int argc, char **argv)
 		case 'q':
 			r.quiet = true;
 			break;
+		case OPT_STATS:
+			r.stats = true;
+			break;
 		case OPT_PERCENTAGE:
 			if (strcmp(p.arg, "absolute") && strcmp(p.arg, "relative")) {
 				ret = opts_usage_error(&p, "--percentage must be absolute or relative, "
@@ -538,9 +580,19 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	r.data = in.data;
 	r.machine = in.machine;
+	if (r.stats && !(r.event_samples = calloc(perf_data_nr_attrs(in.data) + 1,
+						  sizeof(*r.event_samples)))) {
+		ret = error("out of memory");
+		goto out;
+	}
 	ret = perf_input_run(&in, on_record, &r);
 	if (ret)
 		goto out;
+	if (r.stats) {
+		print_stats(&r, perf_input_stats(&in));
+		ret = EXIT_OK;
+		goto out;
+	}
 	if (!perf_input_samples(&in)) {
 		ret = error("%s: no samples", input);
 		goto out;
@@ -571,6 +623,7 @@ out_opts:
 	if (ret == EXIT_FAILED)
 		ret = error("out of memory");
 out:
+	free(r.event_samples);
 	free(r.frames);
 	stacks_free(r.stacks);
 	hist_free(r.hist);

@@ -513,3 +513,15 @@ same_rows() {
 	run -0 sbx report --json -s pid -i l.data
 	echo "$output" | jq -e 'length == 1 and .[0].thread_comm == "a-longer-name" and .[0].tid == .[0].pid'
 }
+
+@test "report --stats: perf report --stats's tables, line for line (file and pipe mode, -z, sbx's own files)" {
+	cd "$BATS_TEST_TMPDIR"
+	perf record -q -e cpu-clock -o - -- "$WORKLOADS/noploop" 30 2>/dev/null > pipe.data
+	perf record -q -z -e cpu-clock -o z.data -- "$WORKLOADS/noploop" 30 >/dev/null 2>&1
+	sbx record -q -g -o sbx.data -- "$WORKLOADS/forker" 2 50 >/dev/null
+	for f in "$W/nl.data" "$W/fk.data" pipe.data z.data sbx.data; do
+		diff <(perf report --stats -i "$f" 2>/dev/null) <(sbx report --stats -i "$f")
+	done
+	run -0 sbx report --stats -i z.data
+	assert_line --regexp '^ +COMPRESSED events: +[0-9]+ '
+}

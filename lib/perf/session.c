@@ -227,6 +227,8 @@ int session_run(struct session *s, session_fn fn, void *ctx)
 	while ((ret = perf_data_next(s->data, &rec)) > 0) {
 		uint64_t t;
 
+		if (rec->type < SESSION_STATS_TYPES)
+			s->stats.by_type[rec->type]++;
 		if (rec->type == PERF_RECORD_FINISHED_ROUND) {
 			err = flush(s, s->next_flush, fn, ctx);
 			if (err)

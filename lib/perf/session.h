@@ -27,8 +27,12 @@ struct session;
 typedef int (*session_fn)(void *ctx, const struct perf_event_header *rec,
 			  const struct perf_data_attr *attr, const struct perf_sample *sample);
 
+/* The record types session_stats counts: the kernel's, then perf's own from 64 */
+#define SESSION_STATS_TYPES	96
+
 struct session_stats {
 	uint64_t records;	/* delivered */
+	uint64_t by_type[SESSION_STATS_TYPES];	/* every record read, FINISHED_ROUND too */
 	uint64_t samples;	/* SAMPLE records delivered */
 	uint64_t unordered;	/* records older than what was already delivered */
 	uint64_t bad_samples;	/* SAMPLEs that did not parse or name an unknown id */
