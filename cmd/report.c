@@ -49,7 +49,8 @@ enum {
 
 static const struct sbx_option report_options[] = {
 	{ "input", 'i', "FILE", "perf.data to read, - for stdin (default ./perf.data)", 0 },
-	{ "sort", 's', "KEYS", "group by KEYS: pid, comm, dso, sym (default comm,dso,sym)", 0 },
+	{ "sort", 's', "KEYS", "group by KEYS: pid, comm, dso, sym, cpu (default comm,dso,sym)",
+	  0 },
 	{ "pid", 0, "PIDS", "only samples of these processes (comma-separated)", OPT_PID },
 	{ "tid", 0, "TIDS", "only samples of these threads (comma-separated)", OPT_TID },
 	{ "comm", 0, "COMMS", "only samples of threads with these names", OPT_COMM },
@@ -81,7 +82,7 @@ static const struct sbx_option report_options[] = {
 
 /* what the completions offer for the arguments (--list-values) */
 static const struct sbx_option_values report_values[] = {
-	{ "sort", "pid comm dso sym" },
+	{ "sort", "pid comm dso sym cpu" },
 	{ "percentage", "absolute relative" },
 	{ NULL, NULL },
 };
@@ -156,6 +157,7 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 	if (!perf_input_cpu_wanted(&r->cpus, s->cpu))
 		return 0;
 	machine_resolve(r->machine, s->pid, s->tid, s->cpumode, s->ip, &al);
+	hist_set_cpu(r->hist, s->cpu);
 	/* the filters: rows left out, still in the total (--percentage absolute) */
 	if (!hist_filter_match(&r->filter, s->pid, &al))
 		return r->stacks ? 0 : hist_add_filtered_out(r->hist, event_index(r, attr), s->period);
@@ -249,6 +251,8 @@ static int print_json(struct report *r, struct hist_row *const *rows, size_t nr,
 			json_object_object_add(o, "comm", json_object_new_string(e->comm));
 		if (hist_has_key(r->hist, HIST_KEY_DSO))
 			json_object_object_add(o, "dso", json_object_new_string(dso_name(e)));
+		if (hist_has_key(r->hist, HIST_KEY_CPU))	/* -1: the samples have none */
+			json_object_object_add(o, "cpu", json_object_new_int64((int32_t)e->cpu));
 		if (hist_has_key(r->hist, HIST_KEY_SYM)) {
 			sym_name(r, e, buf, sizeof(buf), false);
 			json_object_object_add(o, "symbol", json_object_new_string(buf));
@@ -280,8 +284,8 @@ static int print_json(struct report *r, struct hist_row *const *rows, size_t nr,
 static void print_text(struct report *r, struct hist_row *const *rows, size_t nr, long limit)
 {
 	static const char *const titles[HIST_NR_KEYS] = {
-		"    Pid:Command", "Command", "Shared Object", "Symbol" };	/* perf's titles */
-	size_t w[HIST_NR_KEYS] = { 15, 7, 13, 6 };
+		"    Pid:Command", "Command", "Shared Object", "Symbol", "CPU" };	/* perf's titles */
+	size_t w[HIST_NR_KEYS] = { 15, 7, 13, 6, 3 };
 	const enum hist_key *keys;
 	size_t nr_keys = hist_keys(r->hist, &keys);
 	char buf[4096];
@@ -354,6 +358,10 @@ static void print_text(struct report *r, struct hist_row *const *rows, size_t nr
 					break;
 				case HIST_KEY_DSO:
 					printf("  %-*s", (int)w[HIST_KEY_DSO], dso_name(e));
+					break;
+				case HIST_KEY_CPU:	/* perf's "%*.*d": a sample without one is -001 */
+					printf("  %*.*d", (int)w[HIST_KEY_CPU], (int)w[HIST_KEY_CPU],
+					       (int)e->cpu);
 					break;
 				case HIST_KEY_SYM:
 					sym_name(r, e, buf, sizeof(buf), true);
@@ -457,7 +465,7 @@ int cmd_report(int argc, char **argv)
 				goto out_opts;
 			if (err) {
 				ret = opts_usage_error(&p, "bad --sort '%s': keys are pid, comm, "
-						       "dso, sym, each once", p.arg);
+						       "dso, sym, cpu, each once", p.arg);
 				goto out_opts;
 			}
 			break;

@@ -493,6 +493,11 @@ same_rows() {
 	# -C: the other CPUs' samples are not there at all (percentages of those taken here)
 	same_rows s.data -C 0
 	same_rows s.data -C 1 -s comm
+	# -s cpu (the samples of this file have no CPU: perf's -001)
+	same_rows s.data -s cpu,comm
+	sbx record -q -o cpu.data -- "$WORKLOADS/forker" 2 50 >/dev/null
+	same_rows cpu.data -s cpu
+	same_rows cpu.data -s comm,cpu,sym
 	run -2 --separate-stderr sbx report -i s.data -C x1
 	assert_equal "${stderr_lines[0]}" "sbx report: error: --cpu takes a list of CPUs such as 0,2-3 (below 4096), not 'x1'"
 	run -2 --separate-stderr sbx report -i s.data --percentage half

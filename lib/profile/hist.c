@@ -10,7 +10,7 @@
 #include "util/error.h"
 #include "util/hashmap.h"
 
-static const char *const key_names[HIST_NR_KEYS] = { "pid", "comm", "dso", "sym" };
+static const char *const key_names[HIST_NR_KEYS] = { "pid", "comm", "dso", "sym", "cpu" };
 
 struct hist {
 	enum hist_key keys[HIST_NR_KEYS];
@@ -21,6 +21,7 @@ struct hist {
 	uint64_t *event_samples, *event_period;
 	uint64_t *out_samples, *out_period;	/* left out by the filters */
 	bool demangle;			/* ties ordered by demangled names */
+	uint32_t cpu;			/* of the samples being added (hist_set_cpu()) */
 	size_t nr_events;
 	uint64_t total;
 	bool by_children;
@@ -154,6 +155,7 @@ static uint64_t row_hash(const struct hist_row *r)
 
 	h = hash_combine(h, r->pid);
 	h = hash_combine(h, r->tid);
+	h = hash_combine(h, r->cpu);
 	h = hash_combine(h, (uintptr_t)r->comm);
 	h = hash_combine(h, (uintptr_t)r->dso);
 	h = hash_combine(h, (uintptr_t)r->sym);
@@ -166,7 +168,8 @@ static bool row_eq(const void *entry, const void *key)
 {
 	const struct hist_row *a = entry, *b = key;
 
-	return a->event == b->event && a->pid == b->pid && a->tid == b->tid && a->comm == b->comm &&
+	return a->event == b->event && a->pid == b->pid && a->tid == b->tid && a->cpu == b->cpu &&
+	       a->comm == b->comm &&
 	       a->dso == b->dso && a->sym == b->sym && a->addr == b->addr &&
 	       a->kernel == b->kernel;
 }
@@ -211,6 +214,8 @@ static struct hist_row *row_of(struct hist *h, size_t event, const struct addr_l
 	}
 	if (h->use[HIST_KEY_COMM])
 		key.comm = al->comm;	/* interned by the machine */
+	if (h->use[HIST_KEY_CPU])
+		key.cpu = h->cpu;
 	if (h->use[HIST_KEY_DSO] || h->use[HIST_KEY_SYM])
 		key.dso = al->dso;
 	if (h->use[HIST_KEY_SYM]) {
@@ -287,6 +292,11 @@ void hist_sort_by_children(struct hist *h, bool on)
 	h->by_children = on;
 }
 
+void hist_set_cpu(struct hist *h, uint32_t cpu)
+{
+	h->cpu = cpu;
+}
+
 void hist_set_demangle(struct hist *h, bool on)
 {
 	h->demangle = on;
@@ -312,6 +322,9 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 		switch (h->keys[k]) {
 		case HIST_KEY_PID:
 			c = x->tid < y->tid ? -1 : x->tid > y->tid;
+			break;
+		case HIST_KEY_CPU:
+			c = x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
 			break;
 		case HIST_KEY_COMM:
 			c = strcmp(x->comm ? x->comm : "", y->comm ? y->comm : "");

@@ -22,12 +22,14 @@
 #include "symbol/addrspace.h"
 #include "util/strlist.h"
 
-enum hist_key { HIST_KEY_PID, HIST_KEY_COMM, HIST_KEY_DSO, HIST_KEY_SYM, HIST_NR_KEYS };
+enum hist_key { HIST_KEY_PID, HIST_KEY_COMM, HIST_KEY_DSO, HIST_KEY_SYM, HIST_KEY_CPU,
+		HIST_NR_KEYS };
 
 /* One row: one value of the keys within one event. Fields of unused keys are 0/NULL. */
 struct hist_row {
 	size_t event;			/* the caller's event index */
 	uint32_t pid, tid;		/* the pid key: a thread, as in perf */
+	uint32_t cpu;			/* the cpu key: the CPU the samples were taken on */
 	const char *thread_comm;	/* the pid key: the thread's name at its last sample */
 	const char *comm;		/* interned by the machine */
 	struct dso *dso;		/* NULL: no map held the address */
@@ -60,7 +62,7 @@ struct hist *hist_new(const enum hist_key *keys, size_t nr_keys);
 void hist_free(struct hist *h);
 
 /*
- * Parse "pid,comm,dso,sym" ("symbol" is "sym") into keys (room for
+ * Parse "pid,comm,dso,sym,cpu" ("symbol" is "sym") into keys (room for
  * HIST_NR_KEYS) and *nr. Returns 0, or -EINVAL for an unknown or repeated
  * key or an empty list (with a message).
  */
@@ -104,6 +106,9 @@ int hist_add_chain(struct hist *h, size_t event, const struct addr_location *fra
 
 /* Sort by the children columns first (perf report --children). */
 void hist_sort_by_children(struct hist *h, bool on);
+
+/* The CPU of the samples added next, for the cpu key (hist_add(), hist_add_chain()). */
+void hist_set_cpu(struct hist *h, uint32_t cpu);
 
 /* Order rows of equal counts by demangled symbol names (as shown unless --no-demangle). */
 void hist_set_demangle(struct hist *h, bool on);
