@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,4 +204,58 @@ bool perf_input_cpu_wanted(struct perf_input_cpus *c, uint32_t cpu)
 		return false;	/* no CPU in the sample */
 	c->seen = true;
 	return cpu < PERF_INPUT_MAX_CPUS && (c->bits[cpu / 64] >> (cpu % 64) & 1);
+}
+
+/* "SECS[.FRACTION]" (up to nine decimals) to nanoseconds; false when malformed. */
+static bool parse_seconds(const char *s, size_t len, uint64_t *ns)
+{
+	uint64_t secs = 0, frac = 0;
+	size_t i = 0, digits = 0;
+
+	if (!len)
+		return false;
+	for (; i < len && isdigit((unsigned char)s[i]); i++) {
+		if (secs > UINT64_MAX / 10 / 1000000000)
+			return false;
+		secs = secs * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (!i)
+		return false;
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && isdigit((unsigned char)s[i]); i++, digits++)
+			if (digits < 9)
+				frac = frac * 10 + (uint64_t)(s[i] - '0');
+		for (size_t d = digits; d < 9; d++)
+			frac *= 10;
+	}
+	if (i != len)
+		return false;
+	*ns = secs * 1000000000 + frac;
+	return true;
+}
+
+int perf_input_time_option(struct sbx_opts *p, struct perf_input_time *t)
+{
+	const char *a = p->arg, *comma = strchr(a, ',');
+	size_t l1 = comma ? (size_t)(comma - a) : strlen(a);
+
+	t->start = 0;
+	t->stop = UINT64_MAX;
+	if (strchr(a, '%'))
+		return opts_usage_error(p, "--time: perf's percent forms are not supported, only "
+					"START,STOP in seconds ('%s')", a);
+	if (!comma || strchr(comma + 1, ',') || (l1 && !parse_seconds(a, l1, &t->start)) ||
+	    (comma[1] && !parse_seconds(comma + 1, strlen(comma + 1), &t->stop)) ||
+	    t->start > t->stop)
+		return opts_usage_error(p, "--time takes START,STOP in seconds, such as "
+					"20444.705,20444.708 (either may be left out), not '%s'", a);
+	t->set = true;
+	return 0;
+}
+
+bool perf_input_time_wanted(const struct perf_input_time *t, uint64_t time)
+{
+	if (!t->set)
+		return true;
+	return time != (uint64_t)-1 && time >= t->start && time <= t->stop;
 }

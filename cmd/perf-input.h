@@ -85,4 +85,19 @@ int perf_input_cpu_option(struct sbx_opts *p, struct perf_input_cpus *c);
 /* Whether a sample on cpu is wanted (always when no list was given). */
 bool perf_input_cpu_wanted(struct perf_input_cpus *c, uint32_t cpu);
 
+/* --time START,STOP: the samples taken in between, ends included (perf's) */
+struct perf_input_time {
+	bool set;
+	uint64_t start, stop;	/* nanoseconds; 0 start / UINT64_MAX stop: open */
+};
+
+/*
+ * Parse p->arg, "START,STOP" in seconds with up to nine decimals, either
+ * left out for an open end, into t. 0, or the usage error's exit code, said.
+ */
+int perf_input_time_option(struct sbx_opts *p, struct perf_input_time *t);
+
+/* Whether a sample taken at time (ns; (u64)-1: none) is wanted. */
+bool perf_input_time_wanted(const struct perf_input_time *t, uint64_t time);
+
 #endif

@@ -22,7 +22,8 @@
 static const char *const report_usage[] = {
 	"sbx report [-i FILE|-] [-s KEY[,KEY...]] [--pid PID[,PID...]] [--tid TID[,TID...]] "
 	"[--comm COMM[,COMM...]] "
-	"[--dso DSO[,DSO...]] [--symbols SYM[,SYM...]] [-C CPU[,CPU...]] [-n] [-q] [--stats] [--limit N] "
+	"[--dso DSO[,DSO...]] [--symbols SYM[,SYM...]] [-C CPU[,CPU...]] [--time START,STOP] [-n] "
+	"[-q] [--stats] [--limit N] "
 	"[--percent-limit PCT] [--percentage absolute|relative] [--children] [--no-demangle] "
 	"[--json|--folded|--flamegraph FILE]",
 	NULL,
@@ -45,6 +46,7 @@ enum {
 	OPT_PERCENT_LIMIT,
 	OPT_PERCENTAGE,
 	OPT_STATS,
+	OPT_TIME,
 };
 
 static const struct sbx_option report_options[] = {
@@ -61,6 +63,8 @@ static const struct sbx_option report_options[] = {
 	{ "percentage", 0, "MODE", "absolute (default: shares of all samples) or relative "
 	  "(of those the filters keep)", OPT_PERCENTAGE },
 	{ "percent-limit", 0, "PCT", "hide rows under PCT percent", OPT_PERCENT_LIMIT },
+	{ "time", 0, "START,STOP", "only the samples taken between these times (seconds)",
+	  OPT_TIME },
 	{ "quiet", 'q', NULL, "no header lines: the rows only", 0 },
 	{ "stats", 0, NULL, "the number of records of each type, as perf report --stats",
 	  OPT_STATS },
@@ -100,6 +104,7 @@ struct report {
 	bool quiet;		/* -q */
 	double percent_limit;	/* --percent-limit */
 	struct perf_input_cpus cpus;	/* -C */
+	struct perf_input_time time;	/* --time */
 	bool stats;		/* --stats: counts of records instead of rows */
 	uint64_t *event_samples;	/* --stats: the samples of each event */
 	struct addr_location *frames;	/* a sample's stack, resolved (--children) */
@@ -153,8 +158,8 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 		r->event_samples[event_index(r, attr)]++;
 		return 0;
 	}
-	/* -C: samples of other CPUs are not there at all, as in perf */
-	if (!perf_input_cpu_wanted(&r->cpus, s->cpu))
+	/* -C and --time: the other samples are not there at all, as in perf */
+	if (!perf_input_cpu_wanted(&r->cpus, s->cpu) || !perf_input_time_wanted(&r->time, s->time))
 		return 0;
 	machine_resolve(r->machine, s->pid, s->tid, s->cpumode, s->ip, &al);
 	hist_set_cpu(r->hist, s->cpu);
@@ -507,6 +512,12 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_STATS:
 			r.stats = true;
+			break;
+		case OPT_TIME:
+			ret = perf_input_time_option(&p, &r.time);
+			if (ret)
+				goto out_opts;
+			ret = EXIT_FAILED;
 			break;
 		case OPT_PERCENTAGE:
 			if (strcmp(p.arg, "absolute") && strcmp(p.arg, "relative")) {

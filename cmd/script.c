@@ -25,7 +25,8 @@
 static const char *const script_usage[] = {
 	"sbx script [-i FILE|-] [-F FIELD[,FIELD...]] [--show-mmap-events] "
 	"[--show-task-events] [--pid PID,...] [--tid TID,...] [--comm COMM,...] "
-	"[-S SYM,...] [-C CPU,...] [--ns] [-G] [--no-demangle] [--json|--folded]",
+	"[-S SYM,...] [-C CPU,...] [--time START,STOP] [--ns] [-G] [--no-demangle] "
+	"[--json|--folded]",
 	NULL,
 };
 
@@ -39,6 +40,7 @@ enum {
 	OPT_TID,
 	OPT_COMM,
 	OPT_NS,
+	OPT_TIME,
 };
 
 static const struct sbx_option script_options[] = {
@@ -53,7 +55,9 @@ static const struct sbx_option script_options[] = {
 	{ "symbols", 'S', "SYMS", "only samples in these functions (names as shown)", 0 },
 	{ "cpu", 'C', "CPUS", "only samples taken on these CPUs (0,2-3)", 0 },
 	{ "ns", 0, NULL, "times in nanoseconds (9 digits after the point)", OPT_NS },
-	{ "hide-call-graph", 'G', NULL, "leave out call chains, even with -F callchain", 0 },
+	{ "time", 0, "START,STOP", "only the samples taken between these times (seconds)",
+	  OPT_TIME },
+	{ "hide-call-graph", 'G', NULL, "leave out call chains: one line a sample", 0 },
 	{ "no-demangle", 0, NULL, "print C++ and Rust symbol names as they are in the file",
 	  OPT_NO_DEMANGLE },
 	{ "json", 0, NULL, "print one JSON object per line (JSON Lines)", OPT_JSON },
@@ -93,6 +97,7 @@ struct script {
 	bool hide_callchain;	/* -G */
 	bool ns;		/* --ns */
 	struct perf_input_cpus cpus;	/* -C */
+	struct perf_input_time time;	/* --time */
 	struct trace_seq seq;
 };
 
@@ -535,7 +540,8 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
-		if (!perf_input_cpu_wanted(&s->cpus, smp->cpu))
+		if (!perf_input_cpu_wanted(&s->cpus, smp->cpu) ||
+		    !perf_input_time_wanted(&s->time, smp->time))
 			return 0;
 		if (s->filtered) {
 			struct addr_location al;
@@ -647,6 +653,12 @@ int cmd_script(int argc, char **argv)
 			break;
 		case OPT_NS:
 			s.ns = true;
+			break;
+		case OPT_TIME:
+			ret = perf_input_time_option(&p, &s.time);
+			if (ret)
+				goto bad_option;
+			ret = EXIT_FAILED;
 			break;
 		case OPT_FOLDED:
 			if (!s.stacks && !(s.stacks = stacks_new())) {

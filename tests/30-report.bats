@@ -493,6 +493,11 @@ same_rows() {
 	# -C: the other CPUs' samples are not there at all (percentages of those taken here)
 	same_rows s.data -C 0
 	same_rows s.data -C 1 -s comm
+	# --time: the samples of a slice, percentages of them
+	t0=$(perf script -F time -i s.data 2>/dev/null | sed -n '100{s/[: ]//g;p}')
+	t1=$(perf script -F time -i s.data 2>/dev/null | sed -n '900{s/[: ]//g;p}')
+	same_rows s.data --time "$t0,$t1"
+	same_rows s.data --time "$t1,"
 	# -s cpu (the samples of this file have no CPU: perf's -001)
 	same_rows s.data -s cpu,comm
 	sbx record -q -o cpu.data -- "$WORKLOADS/forker" 2 50 >/dev/null

@@ -71,7 +71,10 @@ for line in sys.stdin:
 		diff perf.txt sbx.txt
 	done
 	# and with perf's options: the fields, -G, --ns, a CPU, a symbol
-	for o in "-F comm,pid,tid,time,ip,sym" "-G" "--ns" "-F tid,cpu,time,ip,dso" "-C 0" "-S hot_a"; do
+	t0=$(perf script -F time -G -i sbx-g.data 2>/dev/null | sed -n '10{s/[: ]//g;p}')
+	t1=$(perf script -F time -G -i sbx-g.data 2>/dev/null | sed -n '30{s/[: ]//g;p}')
+	for o in "-F comm,pid,tid,time,ip,sym" "-G" "--ns" "-F tid,cpu,time,ip,dso" "-C 0" "-S hot_a" \
+		"--time $t0,$t1" "--time $t1," "--time ,$t0 -G"; do
 		# shellcheck disable=SC2086
 		perf script -i sbx-g.data $o 2>/dev/null > perf.txt
 		# shellcheck disable=SC2086
@@ -320,4 +323,12 @@ for line in open(sys.argv[1]):
 	grep -q $'^\t' <<< "$output"
 	run -2 --separate-stderr sbx script --tid x1 -i "$W/g.data"
 	assert_equal "${stderr_lines[0]}" "sbx script: error: --tid takes thread ids (numbers), not 'x1'"
+}
+
+@test "script and report --time: a malformed range is a usage error" {
+	run -2 --separate-stderr sbx script -i "$W/nl.data" --time abc
+	assert_equal "${stderr_lines[0]}" "sbx script: error: --time takes START,STOP in seconds, such as 20444.705,20444.708 (either may be left out), not 'abc'"
+	run -2 --separate-stderr sbx report -i "$W/nl.data" --time 10%/2
+	assert_equal "${stderr_lines[0]}" "sbx report: error: --time: perf's percent forms are not supported, only START,STOP in seconds ('10%/2')"
+	run -2 --separate-stderr sbx script -i "$W/nl.data" --time 2,1
 }
