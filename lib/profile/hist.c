@@ -176,28 +176,21 @@ static bool row_eq(const void *entry, const void *key)
 
 static int grow_events(struct hist *h, size_t n)
 {
-	uint64_t *s, *p;
+	/* the per-event totals, each grown with zeros for the new events */
+	uint64_t **totals[] = { &h->event_samples, &h->event_period, &h->out_samples,
+				&h->out_period };
 
 	if (n <= h->nr_events)
 		return 0;
-	s = realloc(h->event_samples, n * sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	h->event_samples = s;
-	p = realloc(h->event_period, n * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	h->event_period = p;
-	s = realloc(h->out_samples, n * sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	h->out_samples = s;
-	p = realloc(h->out_period, n * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	h->out_period = p;
-	for (size_t i = h->nr_events; i < n; i++)
-		h->event_samples[i] = h->event_period[i] = h->out_samples[i] = h->out_period[i] = 0;
+	for (size_t t = 0; t < sizeof(totals) / sizeof(*totals); t++) {
+		uint64_t *v = realloc(*totals[t], n * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;	/* those grown so far are merely larger */
+		for (size_t i = h->nr_events; i < n; i++)
+			v[i] = 0;
+		*totals[t] = v;
+	}
 	h->nr_events = n;
 	return 0;
 }
