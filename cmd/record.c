@@ -36,7 +36,7 @@ static const char *const record_usage[] = {
 
 enum { OPT_MAX_EVENTS = 64 };
 
-enum { OPT_MAX_PIDS = 0x100, OPT_MAX_MEMORY };
+enum { OPT_MAX_PIDS = 0x100, OPT_MAX_MEMORY, OPT_NO_INHERIT };
 
 static const struct sbx_option record_options[] = {
 	{ "event", 'e', "EVENT,...", "events to sample (default: cycles, else cpu-clock)", 0 },
@@ -47,6 +47,7 @@ static const struct sbx_option record_options[] = {
 	{ "clockid", 'k', "CLOCK", "clock of the timestamps (default monotonic)", 0 },
 	{ "pid", 'p', "PID", "record an existing process and its threads", 0 },
 	{ "all-cpus", 'a', NULL, "record every CPU (system-wide)", 0 },
+	{ "no-inherit", 0, NULL, "not the processes and threads the command starts", OPT_NO_INHERIT },
 	{ "output", 'o', "FILE", "output file, - for pipe mode on stdout (default perf.data)", 0 },
 	{ "mmap-pages", 'm', "PAGES", "ring buffer pages per CPU, a power of 2 (default 128)", 0 },
 	{ "quiet", 'q', NULL, "no summary line", 0 },
@@ -258,6 +259,9 @@ static int parse_args(struct rec *c, int argc, char **argv)
 		case 'a':
 			c->target.system_wide = true;
 			break;
+		case OPT_NO_INHERIT:
+			c->target.no_inherit = true;
+			break;
 		case 'o':
 			if (!*p.arg) {
 				error("-o: an empty file name");
@@ -301,6 +305,9 @@ static int parse_args(struct rec *c, int argc, char **argv)
 		return opts_usage_error(&p, "-F and -c exclude each other");
 	if (c->target.pid && c->target.system_wide)
 		return opts_usage_error(&p, "-p and -a exclude each other");
+	if (c->target.no_inherit && c->target.system_wide)
+		return opts_usage_error(&p, "--no-inherit and -a exclude each other (-a records "
+					"every process)");
 	if (c->target.pid && c->cmd_argv)
 		return opts_usage_error(&p, "-p records an existing process: give no command");
 	if (!c->target.pid && !c->target.system_wide && !c->cmd_argv)

@@ -776,3 +776,23 @@ teardown() {
 	[ "$status" -ne 0 ]
 	assert_regex "$stderr" 'jitted code must be sampled with perf record -k 1'
 }
+
+@test "record --no-inherit: the command alone, not what it starts, as perf record --no-inherit" {
+	cd "$BATS_TEST_TMPDIR"
+	sbx record -q --no-inherit -o ni.data -- sh -c "$WORKLOADS/noploop 50; true"
+	perf record -q --no-inherit -e cpu-clock -o pni.data -- sh -c "$WORKLOADS/noploop 50; true" \
+		>/dev/null 2>&1
+	# perf reads it, and neither has a sample of the child (the shell itself may have
+	# none either: it only waits)
+	run -0 perf script -F comm -i ni.data
+	refute_output --partial noploop
+	refute_output --partial -i warning
+	run -0 perf script -F comm -i pni.data
+	refute_output --partial noploop
+	# without it, the child is there
+	sbx record -q -o in.data -- sh -c "$WORKLOADS/noploop 50; true"
+	run -0 sbx report -s comm -i in.data
+	assert_output --partial noploop
+	run -2 --separate-stderr sbx record --no-inherit -a -o x.data -- true
+	assert_equal "${stderr_lines[0]}" "sbx record: error: --no-inherit and -a exclude each other (-a records every process)"
+}

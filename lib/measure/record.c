@@ -485,7 +485,7 @@ retry:
 		for (e = 0; e < r->nr_events; e++) {
 			struct record_event *ev = &r->events[e];
 
-			ev->attr.inherit = !t->system_wide;
+			ev->attr.inherit = !t->system_wide && !t->no_inherit;
 			ev->attr.enable_on_exec = t->workload;
 			for (k = 0; k < nr_tids; k++) {
 				int fd = (int)sys_perf_event_open(&ev->attr, tids[k], cpus[c], -1,

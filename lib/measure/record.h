@@ -45,6 +45,7 @@ struct record_target {
 	pid_t pid;		/* > 0: this process (and, with inherit, its children) */
 	bool workload;		/* pid is a corked workload: count from its exec on */
 	bool system_wide;	/* every CPU, every process (pid ignored) */
+	bool no_inherit;	/* not the children the process starts (perf's --no-inherit) */
 };
 
 /* Counts gathered while draining, for the closing summary. */
