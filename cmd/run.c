@@ -442,7 +442,7 @@ static void print_yaml(const char *name, const struct snippet *s, const struct m
  */
 static void print_yaml_doc(const struct exegesis_doc *d, const struct measure_result *r,
 			   const char *err, const char *unset, const struct measure_opts *mo,
-			   const struct run_cfg *c, enum format fmt)
+			   enum format fmt)
 {
 	struct yaml_doc y = { .mode = d->mode, .insns = d->instructions,
 			      .n_insns = d->n_instructions, .config = d->config ? d->config : "",
@@ -469,7 +469,6 @@ static void print_yaml_doc(const struct exegesis_doc *d, const struct measure_re
 		used += (size_t)snprintf(info + used, sizeof(info) - used,
 					 "; left at their defaults: %s", unset);
 	y.info = info;
-	(void)c;
 	write_yaml_doc(&y, r, err, fmt);
 }
 
@@ -578,7 +577,8 @@ static void print_text(const char *name, const struct snippet *s,
 
 /*
  * Assemble and measure one snippet, text, and print its result; name
- * labels it. doc: the llvm-exegesis document it came from (its mode and
+ * labels it. text NULL: reading or finding it failed, and the message
+ * says why. doc: the llvm-exegesis document it came from (its mode and
  * min_instructions apply, and the YAML output keeps its fields, with the
  * error alone in its error field), at where (FILE:LINE: NAME, for
  * messages), else NULL. 0 when it was measured, 1 when it failed.
@@ -594,17 +594,19 @@ static int measure_text(const char *name, const char *text, const struct exegesi
 	int e = 0;
 
 	memset(&r, 0, sizeof(r));
-	if (text)	/* else the message of what failed to read it */
-		sbx_error_clear();
+	if (!text) {	/* what failed to read or find it said why */
+		snprintf(err, sizeof(err), "%s", sbx_error_msg() ? sbx_error_msg()
+								 : strerror(ENOMEM));
+		e = -EIO;
+	}
+	sbx_error_clear();
 	if (doc) {
 		if (doc->min_instructions && !c->min_instructions_given)
 			mo.min_instructions = doc->min_instructions;
-		if (measure_parse_mode(doc->mode, &mo.mode) < 0)
+		if (measure_parse_mode(doc->mode, &mo.mode) < 0 && !e)
 			e = sbx_error(-EINVAL, "mode %s: sbx run measures latency, "
 				      "inverse_throughput and uops", doc->mode);
 	}
-	if (!e && !text)
-		e = sbx_error_msg() ? -EIO : -ENOMEM;
 	if (!e)
 		e = snippet_parse(name, text, &s);
 	if (!e)
@@ -614,39 +616,26 @@ static int measure_text(const char *name, const char *text, const struct exegesi
 		sbx_error_clear();	/* without llvm-mc: sbx's disassembly */
 	if (!e && !c->skip_phase)
 		e = measure_snippet(s, &mo, &r);
-	if (e < 0)
+	if (e < 0 && !err[0])
 		snprintf(err, sizeof(err), "%s", sbx_error_msg() ? sbx_error_msg() : strerror(-e));
-	else if (r.error[0])
-		snprintf(err, sizeof(err), "%s: %s", doc ? where : name, r.error);
+	else if (r.error[0])	/* a document's alone, as llvm-exegesis writes it */
+		snprintf(err, sizeof(err), doc ? "%s" : "%s: %s", doc ? r.error : name, r.error);
 
+	progress_clear(c);	/* what follows on the terminal: no progress line in it */
 	for (int i = 0; !err[0] && i < r.n_values; i++) {
 		if (r.values[i].unavailable && !c->unavailable_said) {
-			progress_clear(c);
 			warning("%s: this machine cannot count it (no hardware PMU?); the other "
 				"figures are measured", r.values[i].key);
 			c->unavailable_said = true;
 		}
 	}
-	if (!err[0] && r.tsc_per_cycle > 0 && fabs(r.drift) > 0.02 && (progress_clear(c), true))
+	if (!err[0] && r.tsc_per_cycle > 0 && fabs(r.drift) > 0.02)
 		warning("%s: the TSC calibration drifted by %+.1f%% during the run; the figures "
 			"may be off (frequency scaling?)", name, 100 * r.drift);
-	if (err[0]) {
-		size_t wl = doc ? strlen(where) : 0;
-		bool named = doc && !strncmp(err, where, wl) && !strncmp(err + wl, ": ", 2);
-
-		progress_clear(c);
-		/* a document's error names it on standard error ... */
-		if (doc && !named)
-			error("%s: %s", where, err);
-		else
-			error("%s", err);
-		/* ... and is alone in its error field, as llvm-exegesis writes it */
-		if (doc && r.error[0])
-			snprintf(err, sizeof(err), "%s", r.error);
-		else if (named)
-			memmove(err, err + wl + 2, strlen(err + wl + 2) + 1);
-	}
-	progress_clear(c);	/* a result on the terminal: no progress line in it */
+	if (err[0] && doc)	/* on standard error, named by its place */
+		error("%s: %s", where, err);
+	else if (err[0])
+		error("%s", err);
 	switch (fmt) {
 	case FMT_YAML:
 	case FMT_YAML_LLVM14: {
@@ -654,7 +643,7 @@ static int measure_text(const char *name, const char *text, const struct exegesi
 		const char *shown = !err[0] && c->skip_phase ? "actual measurements skipped." : err;
 
 		if (doc)
-			print_yaml_doc(doc, &r, shown, unset, &mo, c, fmt);
+			print_yaml_doc(doc, &r, shown, unset, &mo, fmt);
 		else
 			print_yaml(name, s, &r, shown, c);
 		break;
@@ -732,31 +721,10 @@ static int run_yaml(FILE *f, const char *name, struct run_cfg *c, unsigned long 
 			break;
 		}
 		progress(c, done, bad, label);
+		/* no snippet found in it: that document's error */
 		if (exegesis_doc_snippet(&d, &text, unset, sizeof(unset)) < 0)
-			text = NULL;
-		if (text) {
-			bad += measure_text(label, text, &d, where, unset, c);
-		} else {
-			/* named on standard error; alone in the document's result */
-			char msg[512];
-			struct measure_opts mo = c->mo;
-			struct measure_result r;
-			enum format fmt = c->fmt_given ? c->fmt : FMT_YAML;
-
-			snprintf(msg, sizeof(msg), "%s", sbx_error_msg());
-			progress_clear(c);
-			error("%s: %s", where, msg);
-			if (d.min_instructions && !c->min_instructions_given)
-				mo.min_instructions = d.min_instructions;
-			measure_parse_mode(d.mode, &mo.mode);
-			memset(&r, 0, sizeof(r));
-			if (fmt == FMT_YAML || fmt == FMT_YAML_LLVM14)
-				print_yaml_doc(&d, &r, msg, "", &mo, c, fmt);
-			else if (fmt == FMT_JSON)
-				print_json(label, NULL, &r, msg, c, &mo);
-			fflush(results);
-			bad++;
-		}
+			unset[0] = 0;
+		bad += measure_text(label, text, &d, where, unset, c);
 		done++;
 		/* what the snippet left (--allow-syscalls); not llvm-exegesis, still writing */
 		if (!c->generator_runs)
@@ -814,7 +782,7 @@ static int run_one(const struct input *in, struct run_cfg *c)
 	int ret;
 
 	if (in->code) {
-		sbx_error_clear();
+		sbx_error_clear();	/* strdup() failing: out of memory */
 		text = strdup(in->code);
 		ret = measure_text(in->name, text, NULL, NULL, "", c);
 		free(text);
@@ -849,8 +817,6 @@ static int run_one(const struct input *in, struct run_cfg *c)
 	}
 	text = read_all(f, in->name);
 	fclose(f);
-	if (!text)
-		return measure_text(in->name, NULL, NULL, NULL, "", c);
 	ret = measure_text(in->name, text, NULL, NULL, "", c);
 	free(text);
 	return ret;
