@@ -7,6 +7,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "util/bytes.h"
 #include "util/error.h"
 #include "measure/exegesis.h"
 
@@ -112,14 +113,6 @@ static int take_list(yaml_document_t *doc, yaml_node_t *n, char ***out, size_t *
 	return 0;
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* assembled_snippet: upper-case hex, two digits a byte */
 static int take_hex(yaml_node_t *n, uint8_t **out, size_t *len)
 {
@@ -136,7 +129,8 @@ static int take_hex(yaml_node_t *n, uint8_t **out, size_t *len)
 	if (!*out)
 		return -ENOMEM;
 	for (size_t i = 0; i < l; i += 2) {
-		int hi = hexval((unsigned char)s[i]), lo = hexval((unsigned char)s[i + 1]);
+		int hi = bytes_hex_digit((unsigned char)s[i]);
+		int lo = bytes_hex_digit((unsigned char)s[i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -EINVAL;
@@ -318,7 +312,7 @@ static const char *hex_digits(const char *v, size_t *len)
 	if (!*len)
 		return NULL;
 	for (size_t i = 0; i < *len; i++)
-		if (hexval((unsigned char)v[i]) < 0)
+		if (bytes_hex_digit((unsigned char)v[i]) < 0)
 			return NULL;
 	while (*len > 1 && *v == '0') {
 		v++;

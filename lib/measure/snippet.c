@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/bytes.h"
 #include "util/error.h"
 #include "util/output.h"
 #include "measure/snippet.h"
@@ -87,16 +88,6 @@ static size_t reg_width(const struct snippet_reg *r)
 	}
 }
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /*
  * Hex digits (an optional 0x) to little-endian bytes in out[0..width),
  * sign-extended from the top digit as exegesis does. -1 when malformed or
@@ -117,13 +108,13 @@ static int parse_hex_bytes(const char *s, uint8_t *out, size_t width, size_t *nd
 		return -1;
 	memset(out, 0, width);
 	for (size_t i = 0; i < len; i++) {
-		int v = hexval((unsigned char)s[len - 1 - i]);
+		int v = bytes_hex_digit((unsigned char)s[len - 1 - i]);
 
 		if (v < 0)
 			return -1;
 		out[i / 2] |= (uint8_t)(v << (4 * (i % 2)));
 	}
-	if (hexval((unsigned char)s[0]) & 8) {	/* sign-extend */
+	if (bytes_hex_digit((unsigned char)s[0]) & 8) {	/* sign-extend */
 		if (len % 2)
 			out[len / 2] |= 0xf0;
 		for (size_t i = (len + 1) / 2; i < width; i++)

@@ -117,3 +117,14 @@ void bytes_patch_u32(struct bytes *b, size_t at, uint32_t v)
 	for (int i = 0; i < 4; i++)
 		b->p[at + i] = (uint8_t)(v >> (8 * i));
 }
+
+int bytes_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

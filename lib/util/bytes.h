@@ -41,4 +41,7 @@ void bytes_put_sleb(struct bytes *b, int64_t v);
 /* Overwrite the u32 at offset at (written before), little-endian. */
 void bytes_patch_u32(struct bytes *b, size_t at, uint32_t v);
 
+/* The value of the hex digit c (either case), or -1: for the readers of hex text. */
+int bytes_hex_digit(int c);
+
 #endif
