@@ -222,7 +222,7 @@ static const char *thread_name(const struct report *r, const struct hist_row *e)
 {
 	const char *n = machine_thread_name(r->machine, e->tid);
 
-	return n ? n : e->thread_comm ? e->thread_comm : "";
+	return n ? n : "";	/* NULL: out of memory for its ":TID" name */
 }
 
 static int print_json(struct report *r, struct hist_row *const *rows, size_t nr, long limit)

@@ -238,8 +238,6 @@ int hist_add(struct hist *h, size_t event, const struct addr_location *al, uint6
 
 	if (grow_events(h, event + 1) || !(row = row_of(h, event, al)))
 		return sbx_error(-ENOMEM, "out of memory");
-	if (h->use[HIST_KEY_PID])
-		row->thread_comm = al->comm;	/* the name of its latest sample */
 	row->samples++;
 	row->period += period;
 	h->event_samples[event]++;
@@ -268,8 +266,6 @@ int hist_add_chain(struct hist *h, size_t event, const struct addr_location *fra
 
 		if (!row)
 			return sbx_error(-ENOMEM, "out of memory");
-		if (h->use[HIST_KEY_PID] && !row->thread_comm)
-			row->thread_comm = frames[i].comm;
 		/* a row once per stack, however deep the recursion */
 		if (row->stack_seen == h->stacks)
 			continue;

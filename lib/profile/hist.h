@@ -30,7 +30,6 @@ struct hist_row {
 	size_t event;			/* the caller's event index */
 	uint32_t pid, tid;		/* the pid key: a thread, as in perf */
 	uint32_t cpu;			/* the cpu key: the CPU the samples were taken on */
-	const char *thread_comm;	/* the pid key: the thread's name at its last sample */
 	const char *comm;		/* interned by the machine */
 	struct dso *dso;		/* NULL: no map held the address */
 	const struct symbol *sym;	/* NULL: no symbol */
