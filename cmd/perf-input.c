@@ -196,7 +196,7 @@ bad:
 				PERF_INPUT_MAX_CPUS, p->arg);
 }
 
-bool perf_input_cpu_wanted(struct perf_input_cpus *c, uint32_t cpu)
+static bool cpu_wanted(struct perf_input_cpus *c, uint32_t cpu)
 {
 	if (!c->set)
 		return true;
@@ -253,9 +253,21 @@ int perf_input_time_option(struct sbx_opts *p, struct perf_input_time *t)
 	return 0;
 }
 
-bool perf_input_time_wanted(const struct perf_input_time *t, uint64_t time)
+static bool time_wanted(const struct perf_input_time *t, uint64_t time)
 {
 	if (!t->set)
 		return true;
 	return time != (uint64_t)-1 && time >= t->start && time <= t->stop;
+}
+
+bool perf_input_sample_wanted(struct perf_input_slice *sl, const struct perf_sample *s)
+{
+	return cpu_wanted(&sl->cpus, s->cpu) && time_wanted(&sl->time, s->time);
+}
+
+int perf_input_slice_check(const struct perf_input_slice *sl, const struct perf_input *in)
+{
+	if (sl->cpus.set && !sl->cpus.seen && perf_input_samples(in))
+		return error("%s: -C: its samples have no CPU (PERF_SAMPLE_CPU)", in->path);
+	return 0;
 }

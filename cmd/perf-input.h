@@ -82,9 +82,6 @@ struct perf_input_cpus {
  */
 int perf_input_cpu_option(struct sbx_opts *p, struct perf_input_cpus *c);
 
-/* Whether a sample on cpu is wanted (always when no list was given). */
-bool perf_input_cpu_wanted(struct perf_input_cpus *c, uint32_t cpu);
-
 /* --time START,STOP: the samples taken in between, ends included (perf's) */
 struct perf_input_time {
 	bool set;
@@ -97,7 +94,19 @@ struct perf_input_time {
  */
 int perf_input_time_option(struct sbx_opts *p, struct perf_input_time *t);
 
-/* Whether a sample taken at time (ns; (u64)-1: none) is wanted. */
-bool perf_input_time_wanted(const struct perf_input_time *t, uint64_t time);
+/* The samples a command reads: -C and --time (the others are not read at all, as in perf) */
+struct perf_input_slice {
+	struct perf_input_cpus cpus;
+	struct perf_input_time time;
+};
+
+/* Whether sample s is in the slice (every sample when neither option was given). */
+bool perf_input_sample_wanted(struct perf_input_slice *sl, const struct perf_sample *s);
+
+/*
+ * After perf_input_run(): 0, or the error, said, of a -C that no sample
+ * could answer (the samples carry no CPU).
+ */
+int perf_input_slice_check(const struct perf_input_slice *sl, const struct perf_input *in);
 
 #endif

@@ -103,8 +103,7 @@ struct report {
 	bool relative;		/* --percentage relative: shares of the samples kept */
 	bool quiet;		/* -q */
 	double percent_limit;	/* --percent-limit */
-	struct perf_input_cpus cpus;	/* -C */
-	struct perf_input_time time;	/* --time */
+	struct perf_input_slice slice;	/* -C, --time */
 	bool stats;		/* --stats: counts of records instead of rows */
 	uint64_t *event_samples;	/* --stats: the samples of each event */
 	struct addr_location *frames;	/* a sample's stack, resolved (--children) */
@@ -159,7 +158,7 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 		return 0;
 	}
 	/* -C and --time: the other samples are not there at all, as in perf */
-	if (!perf_input_cpu_wanted(&r->cpus, s->cpu) || !perf_input_time_wanted(&r->time, s->time))
+	if (!perf_input_sample_wanted(&r->slice, s))
 		return 0;
 	machine_resolve(r->machine, s->pid, s->tid, s->cpumode, s->ip, &al);
 	hist_set_cpu(r->hist, s->cpu);
@@ -502,7 +501,7 @@ int cmd_report(int argc, char **argv)
 				goto out_opts;
 			break;
 		case 'C':
-			ret = perf_input_cpu_option(&p, &r.cpus);
+			ret = perf_input_cpu_option(&p, &r.slice.cpus);
 			if (ret)
 				goto out_opts;
 			ret = EXIT_FAILED;
@@ -514,7 +513,7 @@ int cmd_report(int argc, char **argv)
 			r.stats = true;
 			break;
 		case OPT_TIME:
-			ret = perf_input_time_option(&p, &r.time);
+			ret = perf_input_time_option(&p, &r.slice.time);
 			if (ret)
 				goto out_opts;
 			ret = EXIT_FAILED;
@@ -616,10 +615,9 @@ int cmd_report(int argc, char **argv)
 		ret = error("%s: no samples", input);
 		goto out;
 	}
-	if (r.cpus.set && !r.cpus.seen) {
-		ret = error("%s: -C: its samples have no CPU (PERF_SAMPLE_CPU)", input);
+	ret = perf_input_slice_check(&r.slice, &in);
+	if (ret)
 		goto out;
-	}
 	if (r.stacks) {
 		ret = write_stacks(&r, input, flamegraph);
 		goto out;

@@ -96,8 +96,7 @@ struct script {
 	bool filtered;
 	bool hide_callchain;	/* -G */
 	bool ns;		/* --ns */
-	struct perf_input_cpus cpus;	/* -C */
-	struct perf_input_time time;	/* --time */
+	struct perf_input_slice slice;	/* -C, --time */
 	struct trace_seq seq;
 };
 
@@ -540,8 +539,7 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 
 	switch (rec->type) {
 	case PERF_RECORD_SAMPLE:
-		if (!perf_input_cpu_wanted(&s->cpus, smp->cpu) ||
-		    !perf_input_time_wanted(&s->time, smp->time))
+		if (!perf_input_sample_wanted(&s->slice, smp))
 			return 0;
 		if (s->filtered) {
 			struct addr_location al;
@@ -646,7 +644,7 @@ int cmd_script(int argc, char **argv)
 			s.filtered = true;
 			break;
 		case 'C':
-			ret = perf_input_cpu_option(&p, &s.cpus);
+			ret = perf_input_cpu_option(&p, &s.slice.cpus);
 			if (ret)
 				goto bad_option;
 			ret = EXIT_FAILED;
@@ -655,7 +653,7 @@ int cmd_script(int argc, char **argv)
 			s.ns = true;
 			break;
 		case OPT_TIME:
-			ret = perf_input_time_option(&p, &s.time);
+			ret = perf_input_time_option(&p, &s.slice.time);
 			if (ret)
 				goto bad_option;
 			ret = EXIT_FAILED;
@@ -694,9 +692,7 @@ int cmd_script(int argc, char **argv)
 	ret = perf_input_run(&in, on_record, &s);
 	if (ret)
 		goto out;
-	ret = EXIT_OK;
-	if (s.cpus.set && !s.cpus.seen && perf_input_samples(&in))
-		ret = error("%s: -C: its samples have no CPU (PERF_SAMPLE_CPU)", input);
+	ret = perf_input_slice_check(&s.slice, &in) ? EXIT_FAILED : EXIT_OK;
 	if (s.stacks && stacks_write_folded(s.stacks, stdout))
 		ret = error_lib(-EIO, "--folded");
 	goto out;
