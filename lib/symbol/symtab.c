@@ -23,6 +23,7 @@ struct bsym {
 	struct symbol sym;	/* name is an offset into strings until the end */
 	int binding;		/* 0 global, 1 weak, 2 local: which alias wins */
 	bool last_alias;	/* kallsyms: the last of its address in the file */
+	size_t seq;		/* place in the file: the first of equal aliases wins */
 };
 
 struct builder {
@@ -68,6 +69,7 @@ static int builder_add(struct builder *b, uint64_t start, uint64_t size, const c
 	b->syms[b->nr].sym = (struct symbol){ start, size, (const char *)(uintptr_t)b->len };
 	b->syms[b->nr].binding = binding;
 	b->syms[b->nr].last_alias = false;
+	b->syms[b->nr].seq = b->nr;
 	b->nr++;
 	b->len += n;
 	return 0;
@@ -82,10 +84,19 @@ static size_t leading_underscores(const char *s)
 	return n;
 }
 
+/* perf's x86 tie rule: the kernel's old SyS_ aliases lose */
+static bool sys_alias(const char *s)
+{
+	return !strncmp(s, "SyS", 3) || !strncmp(s, "compat_SyS", 10);
+}
+
 /*
  * By address; among aliases at one address, the one perf shows (its
  * choose_best_symbol): a sized one, a non-weak one, a global one, the one
- * with fewer leading underscores, the longer name.
+ * with fewer leading underscores, the longer name, not a SyS_ alias, and of
+ * names still equal the first in the file (perf keeps the first of its
+ * address-ordered tree, where an equal address is inserted after): so glibc's
+ * pthread_sigmask@GLIBC_2.2.5 over the pthread_sigmask@@GLIBC_2.32 after it.
  */
 static int cmp_bsym(const void *x, const void *y, void *strings)
 {
@@ -118,7 +129,9 @@ static int cmp_bsym(const void *x, const void *y, void *strings)
 	lb = strlen(nb);
 	if (la != lb)
 		return la > lb ? -1 : 1;
-	return strcmp(na, nb);
+	if (sys_alias(na) != sys_alias(nb))
+		return sys_alias(na) ? 1 : -1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 /*

@@ -6,6 +6,8 @@
  * time, ELF symbols and build-id of this very test binary, perf-map files.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,9 +279,62 @@ __attribute__((noinline, used)) int sbx_test_marker_function(int x)
 	return x * 3 + 1;
 }
 
+/*
+ * Aliases at one address, equal by every rule of perf's choose_best_symbol
+ * but the last: the first in the file wins (glibc's pthread_sigmask@GLIBC_2.2.5
+ * before its pthread_sigmask@@GLIBC_2.32), except that a SyS_ alias loses.
+ */
+__asm__(".text\n"
+	".globl sbx_alias_zz, sbx_alias_aa, SyS_alias_b, sys_alias_b\n"
+	".type sbx_alias_zz, @function\n.type sbx_alias_aa, @function\n"
+	".type SyS_alias_b, @function\n.type sys_alias_b, @function\n"
+	"sbx_alias_zz:\nsbx_alias_aa:\n\tret\n"
+	".size sbx_alias_zz, 1\n.size sbx_alias_aa, 1\n"
+	"SyS_alias_b:\nsys_alias_b:\n\tret\n"
+	".size SyS_alias_b, 1\n.size sys_alias_b, 1\n");
+
+static const struct symbol *symbol_named(const struct symtab *t, const char *name)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		if (!strcmp(t->syms[i].name, name))
+			return &t->syms[i];
+	return NULL;
+}
+
+/* Which of names a and b comes first in the file's .symtab (NULL: neither). */
+static const char *first_in_symtab(const char *path, const char *a, const char *b)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf = fd < 0 ? NULL : elf_begin(fd, ELF_C_READ, NULL);
+	Elf_Scn *scn = NULL;
+	const char *first = NULL;
+	GElf_Shdr sh;
+
+	while (elf && !first && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data = elf_getdata(scn, NULL);
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !data || !sh.sh_entsize)
+			continue;
+		for (size_t i = 0; !first && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n = gelf_getsym(data, (int)i, &sym) ?
+					elf_strptr(elf, sh.sh_link, sym.st_name) : NULL;
+
+			if (n && (!strcmp(n, a) || !strcmp(n, b)))
+				first = !strcmp(n, a) ? a : b;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return first;
+}
+
 static void test_elf_symbols_and_build_id(void)
 {
 	struct symtab *t = symtab_from_elf("/proc/self/exe");
+	const char *first;
 	const struct symbol *s = NULL;
 	uint8_t id[20];
 	size_t size = 0;
@@ -306,6 +361,16 @@ static void test_elf_symbols_and_build_id(void)
 	CHECK(s != NULL);
 	if (s)
 		CHECK_EQ_U64(s->size, 16);
+	/* the linker orders them by its hash: the first of the two in the file */
+	first = first_in_symtab("/proc/self/exe", "sbx_alias_zz", "sbx_alias_aa");
+	CHECK(first != NULL);
+	if (first) {
+		CHECK(symbol_named(t, first) != NULL);
+		CHECK(symbol_named(t, strcmp(first, "sbx_alias_zz") ? "sbx_alias_zz" :
+						     "sbx_alias_aa") == NULL);
+	}
+	CHECK(symbol_named(t, "sys_alias_b") != NULL);
+	CHECK(symbol_named(t, "SyS_alias_b") == NULL);
 	symtab_free(t);
 	CHECK_EQ_INT(buildid_read("/proc/self/exe", id, sizeof(id), &size), 0);
 	CHECK_EQ_INT(size, 20);
