@@ -36,7 +36,7 @@ void opts_init(struct sbx_opts *p, const char *cmd, const char *const *usage,
 		n++;
 
 	p->longopts = calloc(n + 4, sizeof(*p->longopts));
-	p->shortopts = calloc(2 * n + 6, 1);
+	p->shortopts = calloc(3 * n + 6, 1);
 	if (!p->longopts || !p->shortopts)
 		abort();
 	s = p->shortopts;
@@ -45,14 +45,19 @@ void opts_init(struct sbx_opts *p, const char *cmd, const char *const *usage,
 	*s++ = ':';
 	*s++ = 'h';
 	for (o = opts; o->long_name || o->short_name; o++) {
+		bool optional = o->arg && o->arg[0] == '[';
+
 		if (o->short_name) {
 			*s++ = (char)o->short_name;
 			if (o->arg)
 				*s++ = ':';
+			if (optional)
+				*s++ = ':';
 		}
 		if (o->long_name) {
 			p->longopts[i].name = o->long_name;
-			p->longopts[i].has_arg = o->arg ? required_argument : no_argument;
+			p->longopts[i].has_arg = optional ? optional_argument :
+					       o->arg ? required_argument : no_argument;
 			p->longopts[i].val = opt_id(o);
 			i++;
 		}
@@ -201,8 +206,19 @@ int opts_next(struct sbx_opts *p)
 		opts_usage_error(p, "unknown option '%s'", option_text(p));
 		return OPTS_ERROR;
 	default:
-		return c;
+		break;
 	}
+	/*
+	 * An optional value may also be the next word, as perf reads
+	 * `-g caller`: when that word is not an option.
+	 */
+	for (const struct sbx_option *o = p->opts; !optarg && (o->long_name || o->short_name); o++)
+		if (opt_id(o) == c && o->arg && o->arg[0] == '[' && optind < p->argc &&
+		    p->argv[optind] && p->argv[optind][0] != '-' && p->argv[optind][0]) {
+			p->arg = p->argv[optind++];
+			p->optind = optind;
+		}
+	return c;
 }
 
 int opts_finish(struct sbx_opts *p, int c)

@@ -15,7 +15,9 @@
 struct sbx_option {
 	const char *long_name;	/* without the dashes; NULL for short only */
 	int short_name;		/* 0 for long only */
-	const char *arg;	/* placeholder such as "FILE"; NULL for a flag */
+	const char *arg;	/* placeholder such as "FILE"; NULL for a flag; "[MODE]":
+				   optional, attached (-gMODE, --opt=MODE) or the next
+				   word when that is not an option (-g MODE, as perf) */
 	const char *help;	/* one line */
 	int id;			/* what opts_next() returns; 0 means short_name */
 };

@@ -14,6 +14,7 @@
 #include "util/error.h"
 #include "perf/perf-data.h"
 #include "perf/session.h"
+#include "profile/callgraph.h"
 #include "profile/hist.h"
 #include "profile/stacks.h"
 #include "util/output.h"
@@ -24,7 +25,8 @@ static const char *const report_usage[] = {
 	"[--comm COMM[,COMM...]] "
 	"[--dso DSO[,DSO...]] [--symbols SYM[,SYM...]] [-C CPU[,CPU...]] [--time START,STOP] [-n] "
 	"[-q] [--stats] [--limit N] "
-	"[--percent-limit PCT] [--percentage absolute|relative] [--children] [--no-demangle] "
+	"[--percent-limit PCT] [--percentage absolute|relative] [--children] "
+	"[-g [MODE,THRESHOLD,ORDER,...]] [-G] [--max-stack N] [--no-demangle] "
 	"[--json|--folded|--flamegraph FILE]",
 	NULL,
 };
@@ -47,6 +49,7 @@ enum {
 	OPT_PERCENTAGE,
 	OPT_STATS,
 	OPT_TIME,
+	OPT_MAX_STACK,
 };
 
 static const struct sbx_option report_options[] = {
@@ -75,6 +78,12 @@ static const struct sbx_option report_options[] = {
 	{ "children", 0, NULL, "also the samples of the stacks that hold each row (perf's Children)",
 	  OPT_CHILDREN },
 	{ "no-children", 0, NULL, "the samples in each row only (the default)", OPT_NO_CHILDREN },
+	{ "call-graph", 'g', "[SPEC]", "call graphs under the rows: graph|flat|fractal|folded|none,"
+	  "THRESHOLD[,LIMIT],caller|callee,function,percent|period|count (default graph,0.5,"
+	  "caller; with a SPEC, callee unless --children)", 0 },
+	{ "inverted", 'G', NULL, "call graphs with the callers first (-g caller)", 0 },
+	{ "max-stack", 0, "N", "use the first N frames of each call chain (default 127)",
+	  OPT_MAX_STACK },
 	{ "stdio", 0, NULL, "text output (the default; perf report's spelling)", OPT_STDIO },
 	{ "json", 0, NULL, "print one JSON array of rows", OPT_JSON },
 	{ "folded", 0, NULL, "print one line per unique call stack: comm;frame;... COUNT",
@@ -88,6 +97,7 @@ static const struct sbx_option report_options[] = {
 static const struct sbx_option_values report_values[] = {
 	{ "sort", "pid comm dso sym cpu" },
 	{ "percentage", "absolute relative" },
+	{ "call-graph", "graph flat fractal folded none caller callee function percent period count" },
 	{ NULL, NULL },
 };
 
@@ -106,34 +116,214 @@ struct report {
 	struct perf_input_slice slice;	/* -C, --time */
 	bool stats;		/* --stats: counts of records instead of rows */
 	uint64_t *event_samples;	/* --stats: the samples of each event */
-	struct addr_location *frames;	/* a sample's stack, resolved (--children) */
+	struct addr_location *frames;	/* a sample's stack, resolved (--children, -g) */
+	uint64_t *ips;			/* its addresses as sampled */
+	struct hist_row **rows;		/* the row of each frame */
+	struct cg_frame *cursor;	/* -g: its frames in the order the graph is printed */
 	size_t cap_frames;
+	struct callgraph *cg;		/* -g: the rows' call graphs (NULL: none) */
+	struct cg_print_opts cg_opts;
+	bool caller;			/* -g caller, -G: callers first */
+	size_t max_stack;		/* --max-stack */
+	bool sort_sym_first;		/* -s sym...: a graph's first frame is the row's own */
+	uint64_t stamp;			/* marks rows once per stack (hist_row.mark) */
+	char name_buf[32];		/* frame_name()'s */
 };
 
-/* --children: the rows of the sample's stack (its call chain, or its IP alone). */
+static int grow_frames(struct report *r, size_t n)
+{
+	struct addr_location *f;
+	uint64_t *ips;
+	struct hist_row **rows;
+	struct cg_frame *cursor;
+
+	if (n <= r->cap_frames)
+		return 0;
+	f = realloc(r->frames, n * sizeof(*f));
+	if (f)
+		r->frames = f;
+	ips = realloc(r->ips, n * sizeof(*ips));
+	if (ips)
+		r->ips = ips;
+	rows = realloc(r->rows, n * sizeof(*rows));
+	if (rows)
+		r->rows = rows;
+	cursor = realloc(r->cursor, n * sizeof(*cursor));
+	if (cursor)
+		r->cursor = cursor;
+	if (!f || !ips || !rows || !cursor)
+		return sbx_error(-ENOMEM, "out of memory");
+	r->cap_frames = n;
+	return 0;
+}
+
+/* -g: the chain cursor[0..nr) into row's call graph. */
+static int add_to_graph(struct report *r, struct hist_row *row, size_t nr, size_t from,
+			uint64_t period)
+{
+	if (!row->graph && !(row->graph = callgraph_root_new(r->cg)))
+		return sbx_error(-ENOMEM, "out of memory");
+	if (nr - from > row->depth)
+		row->depth = (uint32_t)(nr - from);
+	return callgraph_add(r->cg, row->graph, r->cursor + from, nr - from, period);
+}
+
+/*
+ * --children and -g: the sample's stack. --children counts it in the rows
+ * of its frames (the sample's own row, then its call chain; the IP alone
+ * without one). -g adds the chain (without the sample's IP, as perf) to
+ * the sample's row's graph and, with --children, the part of it from each
+ * frame on to that frame's row (once per row: its first frame in print
+ * order), as perf's cumulative entries do.
+ */
 static int add_chain(struct report *r, size_t event, const struct perf_sample *s,
 		     const struct addr_location *leaf)
 {
 	uint8_t mode = s->cpumode;
-	size_t n = 0;
+	size_t n = 1, first = 1, nr_chain, base;
+	struct hist_row *self;
+	int err;
 
-	if (!s->callchain)
-		return hist_add_chain(r->hist, event, leaf, 1, s->period);
-	if (s->callchain_nr + 1 > r->cap_frames) {
-		struct addr_location *v = realloc(r->frames, (s->callchain_nr + 1) * sizeof(*v));
-
-		if (!v)
-			return sbx_error(-ENOMEM, "out of memory");
-		r->frames = v;
-		r->cap_frames = s->callchain_nr + 1;
-	}
+	if (grow_frames(r, (s->callchain ? s->callchain_nr : 0) + 1))
+		return -ENOMEM;
 	/* the sample's own row first: a chain may lack it (empty, or a precise IP) */
-	r->frames[n++] = *leaf;
-	for (uint64_t i = 0; i < s->callchain_nr; i++)
-		if (!perf_callchain_context(s->callchain[i], &mode))
+	r->frames[0] = *leaf;
+	r->ips[0] = s->ip;
+	for (uint64_t i = 0; s->callchain && i < s->callchain_nr; i++)
+		if (!perf_callchain_context(s->callchain[i], &mode)) {
 			machine_resolve(r->machine, s->pid, s->tid, mode, s->callchain[i],
-					&r->frames[n++]);
-	return hist_add_chain(r->hist, event, r->frames, n, s->period);
+					&r->frames[n]);
+			r->ips[n++] = s->callchain[i];
+		}
+	/* --max-stack: perf keeps the first N frames in the graph's order */
+	nr_chain = n - 1;
+	if (nr_chain > r->max_stack) {
+		if (r->caller)
+			first = n - r->max_stack;
+		nr_chain = r->max_stack;
+	}
+	base = first - 1;
+	r->frames[base] = *leaf;
+	r->ips[base] = s->ip;
+	if (r->children) {
+		err = hist_add_chain(r->hist, event, r->frames + base, nr_chain + 1, s->period,
+				     r->rows);
+		if (err)
+			return err;
+		self = r->rows[0];
+	} else if (!(self = hist_row_get(r->hist, event, leaf))) {
+		return sbx_error(-ENOMEM, "out of memory");
+	}
+	if (!r->cg || !nr_chain)
+		return 0;	/* perf adds no empty chain to a graph */
+	for (size_t k = 0; k < nr_chain; k++) {
+		size_t j = r->caller ? nr_chain - k : 1 + k;	/* in frames + base, rows */
+		const struct addr_location *al = &r->frames[base + j];
+
+		r->cursor[k] = (struct cg_frame){ al->dso, al->sym, al->addr, r->ips[base + j],
+						  al->kernel };
+	}
+	err = add_to_graph(r, self, nr_chain, 0, s->period);
+	if (err || !r->children)
+		return err;
+	self->mark = ++r->stamp;
+	for (size_t k = 0; k < nr_chain && !err; k++) {
+		struct hist_row *row = r->rows[r->caller ? nr_chain - k : 1 + k];
+
+		if (row->mark == r->stamp)
+			continue;
+		row->mark = r->stamp;
+		err = add_to_graph(r, row, nr_chain, k, s->period);
+	}
+	return err;
+}
+
+/* Whether tok is a prefix of word (perf takes -g's words abbreviated). */
+static bool is_prefix(const char *tok, const char *word)
+{
+	return *tok && !strncmp(tok, word, strlen(tok));
+}
+
+/*
+ * -g's value, as perf report reads it: words in any order (a mode, an
+ * order, the key, a value kind), a threshold and a print limit as numbers.
+ * *graph is cleared by "none"; *order_set says an order was given.
+ */
+static int parse_call_graph(struct report *r, const char *arg, bool *graph, bool *order_set)
+{
+	static const struct { const char *word; enum cg_mode mode; } modes[] = {
+		{ "graph", CG_GRAPH }, { "flat", CG_FLAT }, { "fractal", CG_FRACTAL },
+		{ "folded", CG_FOLDED } };
+	static const struct { const char *word; enum cg_value value; } values[] = {
+		{ "percent", CG_VALUE_PERCENT }, { "period", CG_VALUE_PERIOD },
+		{ "count", CG_VALUE_COUNT } };
+	struct strlist l = STRLIST_INIT;
+	int numbers = 0, err = 0;
+
+	*graph = true;
+	if (strlist_split(&l, arg, ','))
+		return sbx_error(-ENOMEM, "out of memory");
+	for (size_t i = 0; i < l.nr && !err; i++) {
+		const char *t = l.items[i];
+		bool known = false;
+		char *end;
+
+		if (is_prefix(t, "none")) {
+			*graph = false;
+			break;
+		}
+		for (size_t m = 0; m < sizeof(modes) / sizeof(*modes) && !known; m++)
+			if (is_prefix(t, modes[m].word)) {
+				r->cg_opts.mode = modes[m].mode;
+				known = true;
+			}
+		if (!known && (is_prefix(t, "callee") || is_prefix(t, "caller"))) {
+			r->caller = is_prefix(t, "caller") && !is_prefix(t, "callee");
+			*order_set = known = true;
+		}
+		for (size_t v = 0; v < sizeof(values) / sizeof(*values) && !known; v++)
+			if (is_prefix(t, values[v].word)) {
+				r->cg_opts.value = values[v].value;
+				known = true;
+			}
+		if (known || is_prefix(t, "function"))
+			continue;
+		if (is_prefix(t, "address") || is_prefix(t, "srcline") || is_prefix(t, "branch")) {
+			err = sbx_error(-EINVAL, "bad -g '%s': the key '%s' is not supported (the "
+					"frames are functions)", arg, t);
+			break;
+		}
+		if (numbers == 0) {
+			r->cg_opts.min_percent = strtod(t, &end);
+			if (*end || end == t || !(r->cg_opts.min_percent >= 0 &&
+						  r->cg_opts.min_percent <= 100))
+				err = sbx_error(-EINVAL, "bad -g '%s': '%s' is not a mode, order, key, "
+						"value or threshold", arg, t);
+		} else if (numbers == 1) {
+			unsigned long v = strtoul(t, &end, 10);
+
+			if (*end || end == t || *t == '-' || v > UINT32_MAX)
+				err = sbx_error(-EINVAL, "bad -g '%s': bad print limit '%s'", arg, t);
+			r->cg_opts.print_limit = (uint32_t)v;
+		} else {
+			err = sbx_error(-EINVAL, "bad -g '%s': '%s' is a number after the threshold "
+					"and the print limit", arg, t);
+		}
+		numbers++;
+	}
+	strlist_release(&l);
+	return err;
+}
+
+/* -g: a frame's name in a graph, as perf's: the symbol, else the address as sampled. */
+static const char *frame_name(const struct cg_frame *f, void *ctx)
+{
+	struct report *r = ctx;
+
+	if (f->sym)
+		return f->dso ? dso_symbol_name(f->dso, f->sym, r->demangle) : f->sym->name;
+	snprintf(r->name_buf, sizeof(r->name_buf), "%#" PRIx64, f->ip);
+	return r->name_buf;
 }
 
 static size_t event_index(struct report *r, const struct perf_data_attr *attr)
@@ -168,9 +358,29 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 	if (r->stacks)
 		return stacks_add_sample(r->stacks, r->machine, s, r->demangle);
 	err = hist_add(r->hist, event_index(r, attr), &al, s->period);
-	if (!err && r->children)
+	if (!err && (r->children || r->cg))
 		err = add_chain(r, event_index(r, attr), s, &al);
 	return err;
+}
+
+/* Whether any event of the file samples call chains. */
+static bool has_callchains(const struct perf_data *d)
+{
+	for (size_t i = 0; i < perf_data_nr_attrs(d); i++)
+		if (perf_data_attr(d, i)->attr.sample_type & PERF_SAMPLE_CALLCHAIN)
+			return true;
+	return false;
+}
+
+/* -g: row e's call graph under its line (text), as perf prints it. */
+static int print_graph(struct report *r, const struct hist_row *e, uint64_t total)
+{
+	r->cg_opts.total = total;
+	r->cg_opts.skip_first = r->sort_sym_first;
+	if (!e->graph)
+		return 0;
+	return callgraph_print(stdout, e->graph, r->children ? e->children : e->period,
+			       &r->cg_opts, frame_name, r);
 }
 
 static const char *dso_name(const struct hist_row *e)
@@ -277,6 +487,19 @@ static int print_json(struct report *r, struct hist_row *const *rows, size_t nr,
 			json_object_object_add(o, "children_percent", json_object_new_double(
 				total ? 100.0 * e->children / total : 0));
 		}
+		if (r->cg) {
+			json_object *g;
+
+			r->cg_opts.total = total;
+			g = e->graph ? callgraph_json(e->graph, &r->cg_opts, frame_name, r) :
+				       json_object_new_array();
+			if (!g) {
+				json_object_put(o);
+				json_object_put(arr);
+				return sbx_error(-ENOMEM, "out of memory");
+			}
+			json_object_object_add(o, "callgraph", g);
+		}
 		json_object_array_add(arr, o);
 	}
 	printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
@@ -285,7 +508,7 @@ static int print_json(struct report *r, struct hist_row *const *rows, size_t nr,
 	return 0;
 }
 
-static void print_text(struct report *r, struct hist_row *const *rows, size_t nr, long limit)
+static int print_text(struct report *r, struct hist_row *const *rows, size_t nr, long limit)
 {
 	static const char *const titles[HIST_NR_KEYS] = {
 		"    Pid:Command", "Command", "Shared Object", "Symbol", "CPU" };	/* perf's titles */
@@ -376,11 +599,14 @@ static void print_text(struct report *r, struct hist_row *const *rows, size_t nr
 				}
 			}
 			printf("\n");
+			if (r->cg && print_graph(r, e, total) == -ENOMEM)
+				return -ENOMEM;
 		}
 		start = end;
 		if (start < nr && !r->quiet)
 			printf("\n");
 	}
+	return 0;
 }
 
 /* --stats: perf report --stats's tables, the records of each type, then each event's samples */
@@ -446,6 +672,7 @@ int cmd_report(int argc, char **argv)
 	struct sbx_opts p;
 	const char *input = "perf.data";
 	bool json = sbx_globals.json, folded = false;
+	bool graph = false, order_set = false, children_set = false;
 	const char *flamegraph = NULL;
 	long limit = -1;
 	struct perf_input in = { 0 };
@@ -455,6 +682,9 @@ int cmd_report(int argc, char **argv)
 	int c, err, ret = EXIT_FAILED;
 
 	r.demangle = true;
+	r.max_stack = 127;	/* perf's default (its sysctl_perf_event_max_stack) */
+	r.cg_opts = (struct cg_print_opts){ .mode = CG_GRAPH, .value = CG_VALUE_PERCENT,
+					    .min_percent = 0.5 };
 	hist_parse_keys("comm,dso,sym", keys, &nr_keys);
 	opts_init(&p, "report", report_usage, report_options, argc, argv, 0);
 	opts_values(&p, report_values);
@@ -472,7 +702,35 @@ int cmd_report(int argc, char **argv)
 						       "dso, sym, cpu, each once", p.arg);
 				goto out_opts;
 			}
+			/* perf: a graph's first frame is the row's own, not printed */
+			r.sort_sym_first = !strncmp(p.arg, "sym", 3);
 			break;
+		case 'g':
+			/* bare -g is perf's default spec, graph,0.5,caller,function,percent */
+			graph = true;
+			err = parse_call_graph(&r, p.arg ? p.arg : "graph,0.5,caller,function,percent",
+					       &graph, &order_set);
+			if (err == -ENOMEM)
+				goto out_opts;
+			if (err) {
+				ret = opts_usage_error(&p, "%s", sbx_error_msg());
+				goto out_opts;
+			}
+			break;
+		case 'G':
+			graph = r.caller = order_set = true;
+			break;
+		case OPT_MAX_STACK: {
+			char *end;
+			long v = strtol(p.arg, &end, 10);
+
+			if (*end || end == p.arg || v < 0) {
+				ret = opts_usage_error(&p, "bad --max-stack '%s'", p.arg);
+				goto out_opts;
+			}
+			r.max_stack = (size_t)v;
+			break;
+		}
 		case OPT_PID:
 		case OPT_TID:
 			err = perf_input_id_option(&p, c == OPT_PID ? "pid" : "tid",
@@ -487,6 +745,7 @@ int cmd_report(int argc, char **argv)
 		case OPT_CHILDREN:
 		case OPT_NO_CHILDREN:
 			r.children = c == OPT_CHILDREN;
+			children_set = true;
 			break;
 		case OPT_COMM:
 			if (strlist_split(&r.filter.comms, p.arg, ','))
@@ -579,8 +838,24 @@ int cmd_report(int argc, char **argv)
 		ret = opts_usage_error(&p, "--json, --folded and --flamegraph exclude each other");
 		goto out_opts;
 	}
+	if (graph && (folded || flamegraph || r.stats)) {
+		ret = opts_usage_error(&p, "-g and -G print graphs under rows: not with --folded, "
+				       "--flamegraph or --stats");
+		goto out_opts;
+	}
 	opts_finish(&p, c);
 
+	/* perf: with call graphs, --children; with --children, the callers first unless told */
+	if (graph && !children_set)
+		r.children = true;
+	if (!order_set)
+		r.caller = r.children;
+	if (graph) {
+		if (!(r.cg = callgraph_new())) {
+			ret = error("out of memory");
+			goto out;
+		}
+	}
 	if ((folded || flamegraph) && !(r.stacks = stacks_new())) {
 		ret = error("out of memory");
 		goto out;
@@ -591,6 +866,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	hist_sort_by_children(r.hist, r.children);
+	hist_set_depth_order(r.hist, r.cg ? (r.caller ? 1 : -1) : 0);
 	hist_set_demangle(r.hist, r.demangle);
 	r.filter.demangle = r.demangle;
 	ret = perf_input_open(&in, input);
@@ -618,6 +894,10 @@ int cmd_report(int argc, char **argv)
 	ret = perf_input_slice_check(&r.slice, &in);
 	if (ret)
 		goto out;
+	if (r.cg && !has_callchains(r.data)) {
+		ret = error("%s: -g, but no call chains in the file (record with -g)", input);
+		goto out;
+	}
 	if (r.stacks) {
 		ret = write_stacks(&r, input, flamegraph);
 		goto out;
@@ -628,12 +908,12 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (json)
-		print_json(&r, rows, nr, limit);
+		err = print_json(&r, rows, nr, limit);
 	else if (nr)
-		print_text(&r, rows, nr, limit);
+		err = print_text(&r, rows, nr, limit);
 	else
-		printf("# no samples match the filters\n");
-	ret = EXIT_OK;
+		err = printf("# no samples match the filters\n") < 0 ? -EIO : 0;
+	ret = err ? EXIT_FAILED : EXIT_OK;
 	goto out;
 out_opts:
 	opts_finish(&p, c);
@@ -642,6 +922,10 @@ out_opts:
 out:
 	free(r.event_samples);
 	free(r.frames);
+	free(r.ips);
+	free(r.rows);
+	free(r.cursor);
+	callgraph_free(r.cg);
 	stacks_free(r.stacks);
 	hist_free(r.hist);
 	hist_filter_release(&r.filter);

@@ -439,6 +439,117 @@ PY
 	echo "$output" | jq -e 'all(.[]; .children_period >= .period)'
 }
 
+# The blocks (a row and its call graph) of the top 20 rows of perf report
+# --stdio ARGS that have a label both resolve; each must be in sbx report ARGS,
+# byte for byte. perf orders equal branches of two DSOs by their addresses in
+# its memory: a threshold of 2% keeps such ties (of a few samples) out. perf
+# names the fractal's remainder "[...] (inlined)" when the symbol it mallocs for
+# it has that bit set by chance; sbx prints "[...]".
+same_graph_blocks() {	# $1 file, ARGS...
+	local f=$1
+	shift
+	perf report --stdio -i "$f" "$@" 2>/dev/null |
+		sed 's/--\[\.\.\.\] (inlined)$/--[...]/' > perf.out
+	run -0 --separate-stderr sbx report -i "$f" "$@"
+	printf '%s\n' "$output" > sbx.out
+	python3 - perf.out sbx.out <<-'PY'
+	import re, sys
+	def blocks(path):
+	    # a row's line starts with its share; graph lines (folded: no indent), after
+	    out, cur = [], []
+	    for line in open(path):
+	        line = line.rstrip("\n")
+	        if line.startswith("#") or not line.strip():
+	            continue
+	        if re.match(r" {1,8}[0-9.]+%", line) and cur:
+	            out.append("\n".join(cur))
+	            cur = []
+	        cur.append(line)
+	    if cur:
+	        out.append("\n".join(cur))
+	    return out
+	perf, sbx = blocks(sys.argv[1]), set(blocks(sys.argv[2]))
+	top = [b for b in perf[:20] if not any(x in b.split("\n")[0] for x in
+	       ("[unknown]", " 0x", "0000000000000000"))]
+	graphs = sum(1 for b in top if "\n" in b)
+	bad = [b for b in top if b not in sbx]
+	for b in bad:
+	    print("perf's block is not in sbx's output:\n" + b)
+	print(len(top), "blocks,", graphs, "with a graph")
+	sys.exit(1 if bad or graphs < 5 else 0)
+	PY
+}
+
+@test "report -g: perf report -g's call graphs, byte for byte, in every mode and order" {
+	cd "$BATS_TEST_TMPDIR"
+	# processes with deep and shallow stacks: the forker's children and a C++ program
+	perf record -q -e cpu-clock -F 2000 -g -o cg.data -- \
+		sh -c "'$WORKLOADS/forker' 3 300 & '$WORKLOADS/cxxhot'; wait" >/dev/null 2>&1
+	# --children (what -g turns on), callers first
+	same_graph_blocks cg.data -g graph,2
+	same_graph_blocks cg.data -g fractal,2
+	same_graph_blocks cg.data -g flat,2
+	same_graph_blocks cg.data -g folded,2
+	same_graph_blocks cg.data -g callee,2,count
+	same_graph_blocks cg.data -s sym -g graph,2,period
+	same_graph_blocks cg.data --max-stack 3 -g graph,2
+	# --no-children: the row's own chains; -s sym leaves out the row's frame
+	same_graph_blocks cg.data --no-children -g graph,2
+	same_graph_blocks cg.data --no-children -s sym -g callee,2
+	same_graph_blocks cg.data --no-children -G -g 2
+	same_graph_blocks cg.data --no-children -g fractal,2,callee,count
+	same_graph_blocks cg.data --no-children -g flat,2,,2
+}
+
+@test "report -g: the value as perf takes it; what -g refuses" {
+	cd "$BATS_TEST_TMPDIR"
+	# -g alone is graph,0.5,caller; the value attached, or the next word
+	run -0 sbx report -i "$W/fk.data" -g
+	local bare=$output
+	run -0 sbx report -i "$W/fk.data" -g graph,0.5,caller
+	assert_equal "$output" "$bare"
+	run -0 sbx report -i "$W/fk.data" -gcaller --children
+	assert_equal "$output" "$bare"
+	run -0 sbx report -i "$W/fk.data" --call-graph=gr,0.5,caller
+	assert_equal "$output" "$bare"
+	# the workers' rows: spin_N under __libc_start_call_main, in caller order
+	assert_line --regexp '^ +[0-9.]+% +[0-9.]+% +forker +forker +\[\.\] spin_1$'
+	assert_line '            ---__libc_start_call_main'
+	# none: no graph; the columns as --children gives them
+	run -0 sbx report -i "$W/fk.data" -g none --children
+	local none=$output
+	run -0 sbx report -i "$W/fk.data" --children
+	assert_equal "$output" "$none"
+	run -2 --separate-stderr sbx report -i "$W/fk.data" -g fast
+	assert_equal "${stderr_lines[0]}" "sbx report: error: bad -g 'fast': 'fast' is not a mode, order, key, value or threshold"
+	run -2 --separate-stderr sbx report -i "$W/fk.data" -g srcline
+	assert_equal "${stderr_lines[0]}" "sbx report: error: bad -g 'srcline': the key 'srcline' is not supported (the frames are functions)"
+	run -2 --separate-stderr sbx report -i "$W/fk.data" -g --folded
+	assert_equal "${stderr_lines[0]}" "sbx report: error: -g and -G print graphs under rows: not with --folded, --flamegraph or --stats"
+	run -2 --separate-stderr sbx report -i "$W/fk.data" --max-stack x
+	assert_equal "${stderr_lines[0]}" "sbx report: error: bad --max-stack 'x'"
+	# a file without call chains: perf refuses -g too
+	run -1 --separate-stderr sbx report -i "$W/nl.data" -g
+	assert_equal "$stderr" "sbx report: error: $W/nl.data: -g, but no call chains in the file (record with -g)"
+	run perf report --stdio -i "$W/nl.data" -g
+	assert_output --partial "But no callchain or branch data."
+}
+
+@test "report -g --json: each row's graph as a tree whose totals add up" {
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr sbx report -i "$W/fk.data" -s sym -g graph,0 --json
+	printf '%s\n' "$output" > g.json
+	# every node: its total is its own chains' plus its children's (no threshold)
+	jq -e '[.. | objects | select(has("children") and has("self")) |
+		.total == .self + ([.children[].total] | add // 0)] | length > 10 and all' g.json
+	# a row's graph holds each stack through it once: its Children
+	jq -e 'all(.[]; ([.callgraph[].total] | add // 0) == .children_period)' g.json
+	# the workers: spin_1's one chain, from __libc_start_call_main, in the forker
+	jq -e '.[] | select(.symbol == "spin_1") | .callgraph[0] |
+		.name == "__libc_start_call_main" and (.dso | endswith("libc.so.6")) and
+		.children[0].name == "spin_1" and (.children[0].dso | endswith("/forker"))' g.json
+}
+
 @test "report -n: perf report -n's Samples column; --limit N rows" {
 	cd "$BATS_TEST_TMPDIR"
 	perf report --stdio --no-children -n -g none -i "$W/fk.data" -s comm,sym 2>/dev/null |

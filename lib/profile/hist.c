@@ -25,6 +25,7 @@ struct hist {
 	size_t nr_events;
 	uint64_t total;
 	bool by_children;
+	int depth_order;		/* hist_set_depth_order() */
 	uint64_t stacks;		/* hist_add_chain()'s calls: a stamp per stack */
 };
 
@@ -226,6 +227,7 @@ static struct hist_row *row_of(struct hist *h, size_t event, const struct addr_l
 			return NULL;
 		}
 		*row = key;
+		row->first_tid = al->tid;
 		free(h->sorted);
 		h->sorted = NULL;
 	}
@@ -246,6 +248,13 @@ int hist_add(struct hist *h, size_t event, const struct addr_location *al, uint6
 	return 0;
 }
 
+struct hist_row *hist_row_get(struct hist *h, size_t event, const struct addr_location *al)
+{
+	if (grow_events(h, event + 1))
+		return NULL;
+	return row_of(h, event, al);
+}
+
 int hist_add_filtered_out(struct hist *h, size_t event, uint64_t period)
 {
 	if (grow_events(h, event + 1))
@@ -256,7 +265,7 @@ int hist_add_filtered_out(struct hist *h, size_t event, uint64_t period)
 }
 
 int hist_add_chain(struct hist *h, size_t event, const struct addr_location *frames, size_t nr,
-		   uint64_t period)
+		   uint64_t period, struct hist_row **rows)
 {
 	if (grow_events(h, event + 1))
 		return sbx_error(-ENOMEM, "out of memory");
@@ -266,6 +275,8 @@ int hist_add_chain(struct hist *h, size_t event, const struct addr_location *fra
 
 		if (!row)
 			return sbx_error(-ENOMEM, "out of memory");
+		if (rows)
+			rows[i] = row;
 		/* a row once per stack, however deep the recursion */
 		if (row->stack_seen == h->stacks)
 			continue;
@@ -279,6 +290,11 @@ int hist_add_chain(struct hist *h, size_t event, const struct addr_location *fra
 void hist_sort_by_children(struct hist *h, bool on)
 {
 	h->by_children = on;
+}
+
+void hist_set_depth_order(struct hist *h, int dir)
+{
+	h->depth_order = dir;
 }
 
 void hist_set_cpu(struct hist *h, uint32_t cpu)
@@ -346,6 +362,78 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+struct tie_ref {
+	struct hist_row *row;
+	size_t pos;
+	int depth_order;
+};
+
+static int cmp_tie_thread(const void *a, const void *b)
+{
+	const struct tie_ref *x = a, *y = b;
+
+	if (x->row->first_tid != y->row->first_tid)
+		return x->row->first_tid < y->row->first_tid ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int cmp_tie_depth(const void *a, const void *b)
+{
+	const struct tie_ref *x = a, *y = b;
+
+	if (x->row->depth != y->row->depth)
+		return (x->row->depth > y->row->depth) == (x->depth_order > 0) ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * perf's hpp__sort_acc puts, of two rows of equal Children made by one
+ * thread, the one with the deeper graph first (a caller above its callee),
+ * and leaves rows of two threads to the other keys. As a comparison that
+ * is not an order (perf's result depends on the order it inserts rows in),
+ * so here it is applied after the sort: within each run of equal
+ * Children, the rows of each thread are reordered by depth among the
+ * places they hold, and the rows of other threads stay where they are.
+ */
+static int order_ties_by_depth(struct hist *h, struct hist_row **v, size_t n)
+{
+	struct tie_ref *t = NULL;
+	size_t *places = NULL;
+
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && v[j]->event == v[i]->event &&
+				v[j]->children == v[i]->children; j++)
+			;
+		if (j - i < 2)
+			continue;
+		free(t);
+		free(places);
+		t = malloc((j - i) * sizeof(*t));
+		places = malloc((j - i) * sizeof(*places));
+		if (!t || !places) {
+			free(t);
+			free(places);
+			return -ENOMEM;
+		}
+		for (size_t k = i; k < j; k++)
+			t[k - i] = (struct tie_ref){ v[k], k, h->depth_order };
+		qsort(t, j - i, sizeof(*t), cmp_tie_thread);
+		for (size_t g = 0, e; g < j - i; g = e) {
+			for (e = g + 1; e < j - i && t[e].row->first_tid == t[g].row->first_tid; e++)
+				;
+			/* t[g..e): one thread's rows, by place; give them the places by depth */
+			for (size_t k = g; k < e; k++)
+				places[k - g] = t[k].pos;
+			qsort(t + g, e - g, sizeof(*t), cmp_tie_depth);
+			for (size_t k = g; k < e; k++)
+				v[places[k - g]] = t[k].row;
+		}
+	}
+	free(t);
+	free(places);
+	return 0;
+}
+
 struct hist_row *const *hist_sorted(struct hist *h, size_t *nr)
 {
 	size_t n = hashmap_nr(&h->rows), k = 0;
@@ -363,6 +451,8 @@ struct hist_row *const *hist_sorted(struct hist *h, size_t *nr)
 	}
 	/* counts change with every hist_add(): sort each time */
 	qsort_r(h->sorted, n, sizeof(*h->sorted), cmp_rows, h);
+	if (h->by_children && h->depth_order && order_ties_by_depth(h, h->sorted, n))
+		return NULL;
 	*nr = n;
 	return h->sorted;
 }

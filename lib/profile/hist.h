@@ -22,6 +22,8 @@
 #include "symbol/addrspace.h"
 #include "util/strlist.h"
 
+struct cg_node;
+
 enum hist_key { HIST_KEY_PID, HIST_KEY_COMM, HIST_KEY_DSO, HIST_KEY_SYM, HIST_KEY_CPU,
 		HIST_NR_KEYS };
 
@@ -39,6 +41,10 @@ struct hist_row {
 	/* hist_add_chain(): samples and period of the stacks that hold the row (self included) */
 	uint64_t children_samples, children;
 	uint64_t stack_seen;		/* internal: the last stack that counted it */
+	uint32_t first_tid;		/* the thread of the sample that made the row */
+	uint32_t depth;			/* the caller's: the longest chain in its graph */
+	struct cg_node *graph;		/* the caller's: the row's call graph (NULL: none) */
+	uint64_t mark;			/* the caller's: a stamp of its own */
 };
 
 /* Which samples count: an empty list lets every value through. */
@@ -89,6 +95,13 @@ void hist_filter_release(struct hist_filter *f);
 int hist_add(struct hist *h, size_t event, const struct addr_location *al, uint64_t period);
 
 /*
+ * The row of al in event, made with zero counts when missing, or NULL when
+ * out of memory: for a caller that keeps something of its own in rows
+ * (hist_row.graph).
+ */
+struct hist_row *hist_row_get(struct hist *h, size_t event, const struct addr_location *al);
+
+/*
  * Count a sample of event that the filters (hist_filter_match()) left out:
  * in the totals of hist_event_all_*() only. Returns 0 or -ENOMEM.
  */
@@ -98,13 +111,22 @@ int hist_add_filtered_out(struct hist *h, size_t event, uint64_t period);
  * perf report --children: count one sample's stack, frames[0..nr) (leaf
  * first, as resolved), in the children columns of the rows its frames fall
  * in, each row once however often it appears (recursion). Rows that only
- * stacks hold get self 0. Returns 0 or -ENOMEM (with a message).
+ * stacks hold get self 0. When rows is not NULL, rows[i] gets the row of
+ * frames[i] (nr of them). Returns 0 or -ENOMEM (with a message).
  */
 int hist_add_chain(struct hist *h, size_t event, const struct addr_location *frames, size_t nr,
-		   uint64_t period);
+		   uint64_t period, struct hist_row **rows);
 
 /* Sort by the children columns first (perf report --children). */
 void hist_sort_by_children(struct hist *h, bool on);
+
+/*
+ * With call graphs (hist_row.depth set by the caller), rows of equal
+ * Children made by one thread go in perf's order: the deeper graph first
+ * when dir > 0 (callers first, so a caller above its callee), the shallower
+ * first when dir < 0; 0 (the default) leaves that out.
+ */
+void hist_set_depth_order(struct hist *h, int dir);
 
 /* The CPU of the samples added next, for the cpu key (hist_add(), hist_add_chain()). */
 void hist_set_cpu(struct hist *h, uint32_t cpu);

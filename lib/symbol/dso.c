@@ -144,6 +144,7 @@ struct dso *dso_cache_get(struct dso_cache *c, const char *path, enum dso_kind k
 	d->short_name = short_name(d->path);
 	d->kind = kind;
 	d->cache = c;
+	d->seq = c->nr;
 	c->dsos[c->nr++] = d;
 	return d;
 }

@@ -42,6 +42,7 @@ struct dso {
 	struct dso_load *loads;
 	size_t nr_loads;
 	struct dso_cache *cache;
+	size_t seq;			/* its place in the cache's creation order */
 };
 
 struct dso_cache;
