@@ -220,8 +220,7 @@ static int add_chain(struct report *r, size_t event, const struct perf_sample *s
 		size_t j = r->caller ? nr_chain - k : 1 + k;	/* in frames + base, rows */
 		const struct addr_location *al = &r->frames[base + j];
 
-		r->cursor[k] = (struct cg_frame){ al->dso, al->sym, al->addr, r->ips[base + j],
-						  al->kernel };
+		r->cursor[k] = (struct cg_frame){ al->dso, al->sym, r->ips[base + j], al->kernel };
 	}
 	err = add_to_graph(r, self, nr_chain, 0, s->period);
 	if (err || !r->children)

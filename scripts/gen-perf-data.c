@@ -5,10 +5,14 @@
  * each map ELF (default: the C library) executable at their own base and
  * take NSAMPLES samples in total, spread over the ELF's functions with a
  * skewed, deterministic distribution, in rounds of 10,000 samples: two
- * CPUs' buffers one after the other, their times interleaved. Used by scripts/bench/report.sh.
+ * CPUs' buffers one after the other, their times interleaved. With -g
+ * first, each sample also has a call chain of 4 to 16 frames, a path down a
+ * fixed tree of the ELF's functions (four callees each), its leaf the
+ * sampled function. Used by scripts/bench/report.sh.
  *
  * Build: cc -Ilib/include -o gen-perf-data scripts/gen-perf-data.c BUILD/libsbx.a -lelf …
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +27,7 @@
 #define NPROC 8
 #define SAMPLE_TYPE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 		     PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+#define MAX_DEPTH 16
 
 struct trailer {
 	uint32_t pid, tid;
@@ -87,7 +92,7 @@ static int write_mmap2(struct perf_data_writer *w, uint32_t pid, uint64_t base,
 
 int main(int argc, char **argv)
 {
-	const char *elf = argc > 3 ? argv[3] : "/usr/lib/x86_64-linux-gnu/libc.so.6";
+	const char *elf = "/usr/lib/x86_64-linux-gnu/libc.so.6";
 	struct perf_data_writer *w;
 	struct perf_event_attr attr = { 0 };
 	struct symtab *t;
@@ -99,13 +104,21 @@ int main(int argc, char **argv)
 		uint64_t time;
 		uint32_t cpu, res;
 		uint64_t period;
-	} s = { .h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) } };
+		uint64_t nr, chain[MAX_DEPTH + 1];	/* with -g */
+	} s = { .h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 } };
 	struct perf_event_header round = { PERF_RECORD_FINISHED_ROUND, 0, 8 };
+	int callchains = argc > 1 && !strcmp(argv[1], "-g");
 
+	if (callchains) {
+		argc--;
+		argv++;
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: gen-perf-data OUT NSAMPLES [ELF]\n");
+		fprintf(stderr, "usage: gen-perf-data [-g] OUT NSAMPLES [ELF]\n");
 		return 2;
 	}
+	elf = argc > 3 ? argv[3] : elf;
+	s.h.size = callchains ? sizeof(s) : offsetof(__typeof__(s), nr);
 	n = strtoull(argv[2], NULL, 0);
 	t = symtab_from_elf(elf);
 	if (!t || !t->nr) {
@@ -116,7 +129,7 @@ int main(int argc, char **argv)
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_CPU_CLOCK;
 	attr.sample_period = 1000000;
-	attr.sample_type = SAMPLE_TYPE;
+	attr.sample_type = SAMPLE_TYPE | (callchains ? PERF_SAMPLE_CALLCHAIN : 0);
 	attr.sample_id_all = 1;
 	attr.mmap = attr.comm = attr.task = 1;
 	if (perf_data_writer_open(argv[1], &w) ||
@@ -149,7 +162,30 @@ int main(int argc, char **argv)
 				const struct symbol *sym = &t->syms[k];
 				int p = (r >> 40) % NPROC;
 
+				if (callchains) {
+					/* a path from the root: each level one of 4 callees */
+					uint64_t r2 = next_rand(), depth = 4 + r2 % (MAX_DEPTH - 3);
+					size_t f = (t->nr / 3) % t->nr;
+
+					s.nr = depth + 1;
+					s.chain[0] = PERF_CONTEXT_USER;
+					for (uint64_t l = 0; l < depth; l++) {
+						const struct symbol *fs;
+
+						f = (f * 31 + ((r2 >> (8 + 2 * l)) & 3) + 1) % t->nr;
+						fs = &t->syms[f];
+						s.chain[depth - l] = base[p] + fs->start +
+								     (fs->size > 1 ? fs->size / 2 : 0);
+					}
+					sym = &t->syms[f];
+					memset(&s.chain[depth + 1], 0,
+					       (MAX_DEPTH - depth) * sizeof(s.chain[0]));
+					s.h.size = offsetof(__typeof__(s), chain) +
+						   (depth + 1) * sizeof(s.chain[0]);
+				}
 				s.ip = base[p] + sym->start + (sym->size ? (r >> 20) % sym->size : 0);
+				if (callchains)
+					s.chain[1] = s.ip;
 				s.pid = s.tid = 1000 + p;
 				s.cpu = cpu;
 				s.time = time + i * 1000;

@@ -20,8 +20,15 @@ struct node_block {
 	struct cg_node nodes[NODES_PER_BLOCK];
 };
 
+/*
+ * Children are found by walking the parent's list, which is short for most
+ * nodes and stays in cache; the children of nodes with more than WIDE of
+ * them are also in one hash table.
+ */
+#define WIDE 8
+
 struct callgraph {
-	struct hashmap children;	/* every node but the roots, by (parent, frame key) */
+	struct hashmap children;	/* the children of wide nodes, by (parent, frame key) */
 	struct node_block *blocks;
 };
 
@@ -93,26 +100,53 @@ struct cg_node *callgraph_root_new(struct callgraph *cg)
 	return node_alloc(cg);
 }
 
+/* The child of n for frame f, or NULL. */
+static struct cg_node *find_child(struct callgraph *cg, struct cg_node *n, const struct cg_frame *f)
+{
+	struct node_key key = { n, f };
+
+	if (n->nr_children > WIDE)
+		return hashmap_get(&cg->children, key_hash(n, f), node_eq, &key);
+	for (struct cg_node *c = n->children; c; c = c->next)
+		if (same_frame(&c->frame, f))
+			return c;
+	return NULL;
+}
+
+/* A new child of n for frame f, or NULL when out of memory. */
+static struct cg_node *add_child(struct callgraph *cg, struct cg_node *n, const struct cg_frame *f)
+{
+	struct cg_node *c = node_alloc(cg);
+
+	if (!c)
+		return NULL;
+	/* a node that grows wide: its children go into the table too */
+	if (n->nr_children == WIDE)
+		for (struct cg_node *x = n->children; x; x = x->next)
+			if (hashmap_put(&cg->children, key_hash(n, &x->frame), x))
+				return NULL;
+	if (n->nr_children >= WIDE && hashmap_put(&cg->children, key_hash(n, f), c))
+		return NULL;
+	c->frame = *f;
+	c->parent = n;
+	c->next = n->children;
+	n->children = c;
+	n->nr_children++;
+	return c;
+}
+
 int callgraph_add(struct callgraph *cg, struct cg_node *root, const struct cg_frame *frames,
 		  size_t nr, uint64_t period)
 {
 	struct cg_node *n = root;
 
+	if (nr > root->depth)
+		root->depth = (uint32_t)nr;
 	for (size_t i = 0; i < nr; i++) {
-		struct node_key key = { n, &frames[i] };
-		uint64_t hash = key_hash(n, &frames[i]);
-		struct cg_node *c = hashmap_get(&cg->children, hash, node_eq, &key);
+		struct cg_node *c = find_child(cg, n, &frames[i]);
 
-		if (!c) {
-			c = node_alloc(cg);
-			if (!c || hashmap_put(&cg->children, hash, c))
-				return sbx_error(-ENOMEM, "out of memory");
-			c->frame = frames[i];
-			c->parent = n;
-			c->next = n->children;
-			n->children = c;
-			n->nr_children++;
-		}
+		if (!c && !(c = add_child(cg, n, &frames[i])))
+			return sbx_error(-ENOMEM, "out of memory");
 		n->cumul += period;
 		n->cumul_samples++;
 		n = c;
@@ -451,18 +485,6 @@ static int print_chains(struct printer *p, const struct cg_node *root)
 	return err;
 }
 
-static size_t tree_depth(const struct cg_node *n)
-{
-	size_t d = 0;
-
-	for (const struct cg_node *c = n->children; c; c = c->next) {
-		size_t x = tree_depth(c);
-
-		d = x > d ? x : d;
-	}
-	return d + 1;
-}
-
 int callgraph_print(FILE *f, const struct cg_node *root, uint64_t parent_total,
 		    const struct cg_print_opts *opts, cg_name_fn name, void *ctx)
 {
@@ -473,7 +495,7 @@ int callgraph_print(FILE *f, const struct cg_node *root, uint64_t parent_total,
 	if (opts->mode == CG_FLAT || opts->mode == CG_FOLDED) {
 		p.err = print_chains(&p, root);
 	} else {
-		mask = calloc(tree_depth(root) + 2, sizeof(*mask));
+		mask = calloc((size_t)root->depth + 2, sizeof(*mask));
 		if (!mask)
 			return sbx_error(-ENOMEM, "out of memory");
 		print_graph(&p, root, parent_total, mask);

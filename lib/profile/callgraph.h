@@ -35,9 +35,8 @@ struct json_object;
 /* One frame of a chain: a function, or an address of a DSO where no symbol holds it. */
 struct cg_frame {
 	struct dso *dso;		/* NULL: outside every map */
-	const struct symbol *sym;	/* NULL: addr names the frame */
-	uint64_t addr;			/* the frame's address (as resolved in dso) */
-	uint64_t ip;			/* the address as sampled (for unresolved frames) */
+	const struct symbol *sym;	/* NULL: ip names the frame */
+	uint64_t ip;			/* the address as sampled */
 	bool kernel;
 };
 
@@ -49,7 +48,8 @@ struct cg_node {
 	struct cg_node *parent;
 	struct cg_node *children;	/* first child, in no order (printing sorts) */
 	struct cg_node *next;		/* next sibling */
-	size_t nr_children;
+	uint32_t nr_children;
+	uint32_t depth;			/* a root: its longest chain */
 };
 
 struct callgraph;

@@ -6,9 +6,14 @@
 #   scripts/bench/report.sh [NSAMPLES [N]]   default 1000000 samples, 3 runs
 #
 # Both sort by comm,dso,sym without call graphs (perf: --no-children) and
-# print every row. sbx script vs perf script on the same file is timed too. Prints the median wall time of each and the ratio
-# perf/sbx (above 1: sbx is faster; the target is 3 or more). The two
-# outputs are also compared: the top 20 rows must be the same. SBX names
+# print every row. sbx script vs perf script on the same file is timed too.
+# Then call graphs: a file of NSAMPLES/5 samples with call chains of 4 to 16
+# frames (gen-perf-data -g), perf report --stdio --children -g against sbx
+# report -g (both: every row and its graph). Prints the median wall time of
+# each and the ratio perf/sbx (above 1: sbx is faster; the target is 3 or
+# more), and the peak memory of the -g runs. The two outputs are also
+# compared: the top 20 rows must be the same (with -g, the first 200 lines
+# byte for byte). SBX names
 # the binary (default build/default/sbx); B the build folder with libsbx.a (default
 # build/default).
 set -eu
@@ -27,17 +32,21 @@ trap 'rm -rf "$tmp"' EXIT
 make -s B="$B" "$B/scripts/gen-perf-data"
 "$B/scripts/gen-perf-data" "$tmp/perf.data" "$NS"
 size=$(stat -c %s "$tmp/perf.data")
+GNS=$((NS / 5))
+"$B/scripts/gen-perf-data" -g "$tmp/g.data" "$GNS"
+gsize=$(stat -c %s "$tmp/g.data")
 
 median() {
 	sort -g "$1" | awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-run() {	# NAME CMD...: appends the wall time to $tmp/NAME.wall, output to $tmp/NAME.out
+run() {	# NAME CMD...: appends the wall time to $tmp/NAME.wall (peak KB: NAME.rss), output to $tmp/NAME.out
 	local name=$1
 	shift
-	/usr/bin/time -f '%e' -o "$tmp/time" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err" ||
+	/usr/bin/time -f '%e %M' -o "$tmp/time" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err" ||
 		{ echo "report.sh: $name failed:" >&2; cat "$tmp/$name.err" >&2; exit 1; }
-	cat "$tmp/time" >> "$tmp/$name.wall"
+	awk '{ print $1 }' "$tmp/time" >> "$tmp/$name.wall"
+	awk '{ print $2 }' "$tmp/time" >> "$tmp/$name.rss"
 }
 
 for _ in $(seq "$N"); do
@@ -45,6 +54,8 @@ for _ in $(seq "$N"); do
 	run sbx "$SBX" report -s comm,dso,sym -i "$tmp/perf.data"
 	run perf-script perf script -i "$tmp/perf.data"
 	run sbx-script "$SBX" script -i "$tmp/perf.data"
+	run perf-g perf report --stdio --children -g -s comm,dso,sym -i "$tmp/g.data"
+	run sbx-g "$SBX" report -g -s comm,dso,sym -i "$tmp/g.data"
 done
 
 # the same answer: the first 20 rows (percent, comm, dso, symbol) agree
@@ -52,6 +63,13 @@ rows() { grep -E '^ +[0-9]+\.[0-9]+%' "$1" | head -20 | awk '{ print $1, $2, $3,
 if ! diff <(rows "$tmp/perf.out") <(rows "$tmp/sbx.out") > "$tmp/diff"; then
 	echo "report.sh: the top rows differ:" >&2
 	cat "$tmp/diff" >&2
+	exit 1
+fi
+
+graph() { grep -v -e '^#' -e '^$' "$1" | head -200; }
+if ! diff <(graph "$tmp/perf-g.out") <(graph "$tmp/sbx-g.out") > "$tmp/diff"; then
+	echo "report.sh: the top rows and graphs of -g differ:" >&2
+	head -40 "$tmp/diff" >&2
 	exit 1
 fi
 
@@ -64,3 +82,8 @@ psw=$(median "$tmp/perf-script.wall") ssw=$(median "$tmp/sbx-script.wall")
 printf 'perf script:         %6.3f s   (one line per sample, for information)\n' "$psw"
 printf 'sbx script:          %6.3f s\n' "$ssw"
 printf 'ratio perf/sbx:      %6.2f\n' "$(echo "$psw / $ssw" | bc -l)"
+pgw=$(median "$tmp/perf-g.wall") sgw=$(median "$tmp/sbx-g.wall")
+printf 'with call chains:    %s samples, %.1f MB\n' "$GNS" "$(echo "$gsize / 1048576" | bc -l)"
+printf 'perf report --children -g: %6.3f s, %s MB peak\n' "$pgw" "$(( $(median "$tmp/perf-g.rss" | cut -d. -f1) / 1024 ))"
+printf 'sbx report -g:             %6.3f s, %s MB peak\n' "$sgw" "$(( $(median "$tmp/sbx-g.rss" | cut -d. -f1) / 1024 ))"
+printf 'ratio perf/sbx:            %6.2f\n' "$(echo "$pgw / $sgw" | bc -l)"

@@ -3,7 +3,8 @@
  * lib/profile on constructed data: LLVM's discriminator encoding; the text
  * and extbinary writers on a profile whose bytes llvm-profdata 14 and 19
  * were seen to write; per-process attribution of samples and branch stacks
- * (two processes of one binary at different bases); the perf script reader.
+ * (two processes of one binary at different bases); the perf script reader;
+ * call graphs printed in perf report's four modes.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "harness.h"
 #include "perf/records.h"
+#include "profile/callgraph.h"
 #include "profile/collect.h"
 #include "profile/generate.h"
 #include "profile/perfscript.h"
@@ -315,6 +317,101 @@ static void test_perfscript(void)
 	dso_cache_free(cache);
 }
 
+static const char *cg_name(const struct cg_frame *f, void *ctx)
+{
+	return f->sym->name;
+}
+
+/* Print root's graph with opts into a string (freed by the caller). */
+static char *cg_text(const struct cg_node *root, uint64_t row, const struct cg_print_opts *o)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	CHECK_EQ_INT(callgraph_print(f, root, row, o, cg_name, NULL), 0);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * A row with chains main;f;g (3 samples), main;f;h and main;k, of period
+ * 1 each, in an event of period 10: the layouts of perf report --stdio's
+ * graph, fractal (with its "[...]" remainders), folded and flat modes.
+ */
+static void test_callgraph(void)
+{
+	struct dso d = { .path = (char *)"/bin/x", .short_name = "x" };
+	static const struct symbol syms[] = { { 0x100, 16, "main" }, { 0x200, 16, "f" },
+					      { 0x300, 16, "g" }, { 0x400, 16, "h" },
+					      { 0x500, 16, "k" } };
+	struct cg_frame fr[5];
+	struct cg_frame fg[3], fh[3], fk[2];
+	struct callgraph *cg = callgraph_new();
+	struct cg_node *root = callgraph_root_new(cg);
+	struct cg_print_opts o = { .mode = CG_GRAPH, .total = 10 };
+	char *t;
+
+	for (int i = 0; i < 5; i++)
+		fr[i] = (struct cg_frame){ &d, &syms[i], syms[i].start + 1, false };
+	fg[0] = fr[0], fg[1] = fr[1], fg[2] = fr[2];
+	fh[0] = fr[0], fh[1] = fr[1], fh[2] = fr[3];
+	fk[0] = fr[0], fk[1] = fr[4];
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ_INT(callgraph_add(cg, root, fg, 3, 1), 0);
+	CHECK_EQ_INT(callgraph_add(cg, root, fh, 3, 1), 0);
+	CHECK_EQ_INT(callgraph_add(cg, root, fk, 2, 1), 0);
+	CHECK_EQ_U64(root->cumul, 5);
+	CHECK_EQ_INT(root->depth, 3);
+
+	t = cg_text(root, 5, &o);
+	CHECK_EQ_STR(t, "            |\n"
+			"            ---main\n"
+			"               |          \n"
+			"               |--40.00%--f\n"
+			"               |          |          \n"
+			"               |          |--30.00%--g\n"
+			"               |          |          \n"
+			"               |           --10.00%--h\n"
+			"               |          \n"
+			"                --10.00%--k\n"
+			"\n");
+	free(t);
+	/* a row of 6 whose graph holds 5: the root's share is shown */
+	o.value = CG_VALUE_COUNT;
+	t = cg_text(root, 6, &o);
+	CHECK(!strncmp(t, "            |          \n"
+			  "             --5--main\n", 47));
+	free(t);
+
+	o = (struct cg_print_opts){ .mode = CG_FRACTAL, .min_percent = 30, .total = 10 };
+	t = cg_text(root, 5, &o);
+	CHECK_EQ_STR(t, "            |\n"
+			"            ---main\n"
+			"               |          \n"
+			"               |--80.00%--f\n"
+			"               |          |          \n"
+			"               |          |--75.00%--g\n"
+			"               |           --25.00%--[...]\n"
+			"                --20.00%--[...]\n"
+			"\n");
+	free(t);
+
+	/* folded and flat: by hit, ties in perf's order (greater symbol first) */
+	o = (struct cg_print_opts){ .mode = CG_FOLDED, .value = CG_VALUE_COUNT, .total = 10 };
+	t = cg_text(root, 5, &o);
+	CHECK_EQ_STR(t, "3 main;f;g\n1 main;k\n1 main;f;h\n");
+	free(t);
+	o = (struct cg_print_opts){ .mode = CG_FLAT, .total = 10, .print_limit = 2 };
+	t = cg_text(root, 5, &o);
+	CHECK_EQ_STR(t, "           30.00%\n"
+			"                main\n                f\n                g\n\n"
+			"           10.00%\n"
+			"                main\n                k\n\n");
+	free(t);
+	callgraph_free(cg);
+}
+
 static const struct unit_test tests[] = {
 	TEST(test_discriminators),
 	TEST(test_text_writer),
@@ -323,6 +420,7 @@ static const struct unit_test tests[] = {
 	TEST(test_many_samples),
 	TEST(test_stacks),
 	TEST(test_perfscript),
+	TEST(test_callgraph),
 	{ 0 },
 };
 
