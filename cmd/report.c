@@ -169,6 +169,28 @@ static int add_to_graph(struct report *r, struct hist_row *row, size_t nr, size_
 }
 
 /*
+ * The rows of a chain's frames (frames[base + 1..], in the graph's order),
+ * as perf's cumulative entries (its fill_callchain_info()) make them: an address no symbol holds is the
+ * address as sampled, not relative to its map as in the sample's own row,
+ * so the two are two rows; and a frame outside every map keeps the [k] or
+ * [.] of the frame before it in the chain's order (the sample's for the
+ * first), as perf's reused addr_location does.
+ */
+static void label_chain_frames(struct report *r, size_t base, size_t nr, bool kernel)
+{
+	for (size_t k = 0; k < nr; k++) {
+		size_t j = base + 1 + k;
+		struct addr_location *al = &r->frames[j];
+
+		if (!al->sym)
+			al->addr = r->ips[j];
+		if (!al->dso)
+			al->kernel = kernel;
+		kernel = al->kernel;
+	}
+}
+
+/*
  * --children and -g: the sample's stack. --children counts it in the rows
  * of its frames (the sample's own row, then its call chain; the IP alone
  * without one). -g adds the chain (without the sample's IP, as perf) to
@@ -205,6 +227,17 @@ static int add_chain(struct report *r, size_t event, const struct perf_sample *s
 	base = first - 1;
 	r->frames[base] = *leaf;
 	r->ips[base] = s->ip;
+	/* the chain in the graph's order (perf's cursor): callers first with caller */
+	for (size_t i = base + 1, j = base + nr_chain; r->caller && i < j; i++, j--) {
+		struct addr_location t = r->frames[i];
+		uint64_t ip = r->ips[i];
+
+		r->frames[i] = r->frames[j];
+		r->frames[j] = t;
+		r->ips[i] = r->ips[j];
+		r->ips[j] = ip;
+	}
+	label_chain_frames(r, base, nr_chain, leaf->kernel);
 	if (r->children) {
 		err = hist_add_chain(r->hist, event, r->frames + base, nr_chain + 1, s->period,
 				     r->rows);
@@ -217,7 +250,7 @@ static int add_chain(struct report *r, size_t event, const struct perf_sample *s
 	if (!r->cg || !nr_chain)
 		return 0;	/* perf adds no empty chain to a graph */
 	for (size_t k = 0; k < nr_chain; k++) {
-		size_t j = r->caller ? nr_chain - k : 1 + k;	/* in frames + base, rows */
+		size_t j = 1 + k;	/* in frames + base, rows */
 		const struct addr_location *al = &r->frames[base + j];
 
 		r->cursor[k] = (struct cg_frame){ al->dso, al->sym, r->ips[base + j], al->kernel };
@@ -227,7 +260,7 @@ static int add_chain(struct report *r, size_t event, const struct perf_sample *s
 		return err;
 	self->mark = ++r->stamp;
 	for (size_t k = 0; k < nr_chain && !err; k++) {
-		struct hist_row *row = r->rows[r->caller ? nr_chain - k : 1 + k];
+		struct hist_row *row = r->rows[1 + k];
 
 		if (row->mark == r->stamp)
 			continue;
@@ -350,6 +383,9 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 	if (!perf_input_sample_wanted(&r->slice, s))
 		return 0;
 	machine_resolve(r->machine, s->pid, s->tid, s->cpumode, s->ip, &al);
+	/* perf's label of an address no symbol holds: relative to its map (map_ip) */
+	if (!al.sym && al.dso)
+		al.addr = al.offset;
 	hist_set_cpu(r->hist, s->cpu);
 	/* the filters: rows left out, still in the total (--percentage absolute) */
 	if (!hist_filter_match(&r->filter, s->pid, &al))
@@ -402,8 +438,8 @@ static void sym_name(const struct report *r, const struct hist_row *e, char *buf
 
 	if (e->sym)
 		snprintf(buf, size, "%s%s", mark, shown_name(r, e));
-	else
-		snprintf(buf, size, "%s0x%016" PRIx64, mark, e->addr);
+	else	/* perf's "%#.*llx": no 0x before a 0 */
+		snprintf(buf, size, "%s%s%016" PRIx64, mark, e->addr ? "0x" : "", e->addr);
 }
 
 /* The period percentages are of: all samples (absolute) or those the filters keep (relative). */

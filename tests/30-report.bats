@@ -550,6 +550,27 @@ same_graph_blocks() {	# $1 file, ARGS...
 		.children[0].name == "spin_1" and (.children[0].dso | endswith("/forker"))' g.json
 }
 
+@test "report: addresses no symbol holds labelled as perf labels them, every row" {
+	cd "$BATS_TEST_TMPDIR"
+	# a stripped non-PIE program: perf labels its sample rows relative to the map
+	# (0x1139), the rows its call chains make with the address as sampled
+	# (0x401139), a 0 address without 0x, and a frame outside every map with
+	# the [k]/[.] of the frame before it
+	cc -O1 -fno-omit-frame-pointer -no-pie -s -o np "$TOP/tests/workloads/noploop.c"
+	perf record -q -e cpu-clock -F 2000 -g -o np.data -- sh -c "./np 200; ./np 100" \
+		>/dev/null 2>&1
+	for mode in --children --no-children; do
+		perf report --stdio $mode -g none -i np.data -s comm,dso,sym 2>/dev/null |
+			grep -v -e '^#' -e '^$' | sort > perf.rows
+		run -0 --separate-stderr sbx report $mode -i np.data -s comm,dso,sym
+		grep -v '^#' <<< "$output" | sort > sbx$mode.rows
+		diff perf.rows sbx$mode.rows
+	done
+	# the program's own rows are unresolved, in both forms
+	grep -Eq '[1-9][0-9.]*% +np +np +\[\.\] 0x0000000000001[0-9a-f]{3}$' sbx--children.rows
+	grep -Eq ' 0\.00% +np +np +\[\.\] 0x0000000000401[0-9a-f]{3}$' sbx--children.rows
+}
+
 @test "report -n: perf report -n's Samples column; --limit N rows" {
 	cd "$BATS_TEST_TMPDIR"
 	perf report --stdio --no-children -n -g none -i "$W/fk.data" -s comm,sym 2>/dev/null |

@@ -161,7 +161,7 @@ static uint64_t row_hash(const struct hist_row *r)
 	h = hash_combine(h, (uintptr_t)r->dso);
 	h = hash_combine(h, (uintptr_t)r->sym);
 	h = hash_combine(h, r->addr);
-	h = hash_combine(h, r->kernel);
+	h = hash_combine(h, r->dso && r->kernel);
 	return hash_u64(h);
 }
 
@@ -172,7 +172,7 @@ static bool row_eq(const void *entry, const void *key)
 	return a->event == b->event && a->pid == b->pid && a->tid == b->tid && a->cpu == b->cpu &&
 	       a->comm == b->comm &&
 	       a->dso == b->dso && a->sym == b->sym && a->addr == b->addr &&
-	       a->kernel == b->kernel;
+	       (!a->dso || a->kernel == b->kernel);
 }
 
 static int grow_events(struct hist *h, size_t n)

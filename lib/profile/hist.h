@@ -36,7 +36,9 @@ struct hist_row {
 	struct dso *dso;		/* NULL: no map held the address */
 	const struct symbol *sym;	/* NULL: no symbol */
 	uint64_t addr;			/* with the sym key and no symbol: the address */
-	bool kernel;			/* with the sym key: resolved in the kernel */
+	bool kernel;			/* with the sym key: resolved in the kernel; outside
+					   every map not a key: the first sample's level, as
+					   perf labels such a row */
 	uint64_t samples, period;
 	/* hist_add_chain(): samples and period of the stacks that hold the row (self included) */
 	uint64_t children_samples, children;
