@@ -299,6 +299,26 @@ within() {	# $1 a, $2 b, $3 tol
 	! perf_syms plain.data | grep -q jitmap_spinner
 }
 
+@test "report: anonymous code is perf's [JIT] tid N, with its map file or without" {
+	run -0 --separate-stderr sbx record -q -o jm.data -- "$WORKLOADS/jitmap" jitmap_spinner
+	pid=$output
+	for map in kept gone; do
+		[ $map = kept ] || rm -f "/tmp/perf-$pid.map"
+		perf report --stdio --no-children -i jm.data -s dso,sym 2>/dev/null |
+			grep -v -e '^#' -e '^$' | sort > perf.rows
+		run -0 --separate-stderr sbx report -i jm.data -s dso,sym
+		grep -v '^#' <<< "$output" | sort > sbx.rows
+		diff perf.rows sbx.rows
+		grep -q "\[JIT\] tid $pid " sbx.rows
+	done
+	rm -f "/tmp/perf-$pid.map"
+	# --dso takes the name as shown, or the path
+	run -0 sbx report -i jm.data --dso "[JIT] tid $pid" -s sym
+	assert_line --regexp '^ +[0-9.]+%  \[\.\] 0x0000'
+	run -0 sbx report -i jm.data --dso "/tmp/perf-$pid.map" -s sym
+	assert_line --regexp '^ +[0-9.]+%  \[\.\] 0x0000'
+}
+
 @test "jit-inject: usage errors exit 2; --json counts; no jitdump is a warning" {
 	run -2 sbx jit-inject -i "$W/t.data" extra
 	assert_output --partial "unexpected operand 'extra'"

@@ -49,6 +49,7 @@ struct dso_cache *dso_cache_new(void)
 static void dso_free(struct dso *d)
 {
 	free(d->path);
+	free(d->short_buf);
 	free(d->file);
 	/* kernel DSOs share the cache's kallsyms table */
 	if (d->kind != DSO_KERNEL)
@@ -106,10 +107,25 @@ int dso_cache_set_paths(struct dso_cache *c, const char *debug_dir, const char *
 	return 0;
 }
 
-static const char *short_name(const char *path)
+/*
+ * The name reports show: the base name, the path of "[kernel.kallsyms]"
+ * names, and perf's "[JIT] tid N" for /tmp/perf-N.map, the DSO of a
+ * process's anonymous code whether or not that file exists (its
+ * dso__set_basename()); that one is made in d->short_buf.
+ */
+static const char *short_name(struct dso *d)
 {
-	const char *slash = strrchr(path, '/');
+	const char *path = d->path, *slash = strrchr(path, '/');
+	char *end;
+	long tid;
 
+	if (!strncmp(path, "/tmp/perf-", 10)) {
+		tid = strtol(path + 10, &end, 10);
+		if (end != path + 10 && !strcmp(end, ".map") &&
+		    asprintf(&d->short_buf, "[JIT] tid %ld", tid) > 0)
+			return d->short_buf;
+		d->short_buf = NULL;
+	}
 	if (path[0] == '[' || !slash)
 		return path;
 	return slash + 1;
@@ -141,7 +157,7 @@ struct dso *dso_cache_get(struct dso_cache *c, const char *path, enum dso_kind k
 		errno = ENOMEM;
 		return NULL;
 	}
-	d->short_name = short_name(d->path);
+	d->short_name = short_name(d);
 	d->kind = kind;
 	d->cache = c;
 	d->seq = c->nr;
