@@ -41,6 +41,8 @@ printf '\n\033[1m$ %s\033[0m\n' "./sbx record -q -o - -- tests/workloads/noploop
 
 # call stacks: folded for flamegraph.pl and friends, and an SVG flame graph of our own
 step ./sbx record -q -g -o "$out/cxx.data" -- tests/workloads/cxxhot
+# perf report -g's call graphs under the rows (Children and Self, callers first)
+step ./sbx report -g -i "$out/cxx.data" -s sym --percent-limit 10
 printf '\n\033[1m$ %s\033[0m\n' "./sbx report --folded -i $out/cxx.data | sort -k2 -nr | head -n 3"
 ./sbx report --folded -i "$out/cxx.data" | sort -t' ' -k2 -nr | head -n 3
 mkdir -p build/demo
