@@ -36,13 +36,15 @@ static const char *const record_usage[] = {
 
 enum { OPT_MAX_EVENTS = 64 };
 
-enum { OPT_MAX_PIDS = 0x100, OPT_MAX_MEMORY, OPT_NO_INHERIT };
+enum { OPT_MAX_PIDS = 0x100, OPT_MAX_MEMORY, OPT_NO_INHERIT, OPT_CALL_GRAPH };
 
 static const struct sbx_option record_options[] = {
 	{ "event", 'e', "EVENT,...", "events to sample (default: cycles, else cpu-clock)", 0 },
 	{ "freq", 'F', "HZ", "samples per second (default 4000)", 0 },
 	{ "count", 'c', "PERIOD", "a sample every PERIOD events", 0 },
-	{ NULL, 'g', NULL, "record call chains", 0 },
+	{ NULL, 'g', NULL, "record call chains (frame pointers: --call-graph fp)", 0 },
+	{ "call-graph", 0, "MODE[,SIZE]", "fp, or dwarf[,SIZE]: the user stack (SIZE bytes, "
+	  "default 8192) and registers, unwound at report time", OPT_CALL_GRAPH },
 	{ "branch-any", 'b', NULL, "record the taken branches (needs LBR)", 0 },
 	{ "clockid", 'k', "CLOCK", "clock of the timestamps (default monotonic)", 0 },
 	{ "pid", 'p', "PID", "record an existing process and its threads", 0 },
@@ -62,6 +64,7 @@ static const struct sbx_option record_options[] = {
 static const struct sbx_option_values record_values[] = {
 	{ "event", "@events" },
 	{ "clockid", "monotonic monotonic_raw realtime boottime tai" },
+	{ "call-graph", "fp dwarf" },
 	{ NULL, NULL },
 };
 
@@ -124,6 +127,35 @@ static int parse_u64(const char *s, const char *what, uint64_t min, uint64_t *ou
 		return -1;
 	}
 	*out = v;
+	return 0;
+}
+
+/*
+ * --call-graph: fp (frame pointers, -g) or dwarf[,SIZE] (perf's: SIZE
+ * bytes of user stack, a multiple of 8 up to 65528, default 8192).
+ */
+static int parse_call_graph(const char *arg, struct record_config *cfg)
+{
+	uint64_t size = 8192;
+	const char *comma = strchr(arg, ',');
+	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
+
+	if (len == 2 && !strncmp(arg, "fp", 2) && !comma) {
+		cfg->callchain = true;
+		cfg->stack_user = 0;
+		return 0;
+	}
+	if (len != 5 || strncmp(arg, "dwarf", 5)) {
+		error("--call-graph: '%s' is neither fp nor dwarf[,SIZE]", arg);
+		return -1;
+	}
+	if (comma && (opt_parse_size(comma + 1, &size) || !size || size > 65528 || size % 8)) {
+		error("--call-graph dwarf: the stack size is a multiple of 8 from 8 to 65528 "
+		      "bytes, not '%s'", comma + 1);
+		return -1;
+	}
+	cfg->callchain = false;
+	cfg->stack_user = (uint32_t)size;
 	return 0;
 }
 
@@ -239,6 +271,10 @@ static int parse_args(struct rec *c, int argc, char **argv)
 			break;
 		case 'g':
 			c->cfg.callchain = true;
+			break;
+		case OPT_CALL_GRAPH:
+			if (parse_call_graph(p.arg, &c->cfg))
+				goto bad_value;
 			break;
 		case 'b':
 			c->cfg.branch_stack = true;

@@ -11,6 +11,7 @@
 #include "parse-options.h"
 #include "perf-input.h"
 #include "symbol/addrspace.h"
+#include "symbol/unwind.h"
 #include "util/error.h"
 #include "perf/perf-data.h"
 #include "perf/session.h"
@@ -127,6 +128,7 @@ struct report {
 	size_t max_stack;		/* --max-stack */
 	bool sort_sym_first;		/* -s sym...: a graph's first frame is the row's own */
 	uint64_t stamp;			/* marks rows once per stack (hist_row.mark) */
+	struct unwinder *unwinder;	/* --call-graph dwarf files: user stacks */
 	char name_buf[32];		/* frame_name()'s */
 };
 
@@ -199,14 +201,15 @@ static void label_chain_frames(struct report *r, size_t base, size_t nr, bool ke
  * order), as perf's cumulative entries do.
  */
 static int add_chain(struct report *r, size_t event, const struct perf_sample *s,
-		     const struct addr_location *leaf)
+		     const struct perf_data_attr *attr, const struct addr_location *leaf)
 {
 	uint8_t mode = s->cpumode;
 	size_t n = 1, first = 1, nr_chain, base;
+	size_t nr_user = s->stack_user ? UNWIND_MAX_FRAMES : 0;
 	struct hist_row *self;
 	int err;
 
-	if (grow_frames(r, (s->callchain ? s->callchain_nr : 0) + 1))
+	if (grow_frames(r, (s->callchain ? s->callchain_nr : 0) + nr_user + 1))
 		return -ENOMEM;
 	/* the sample's own row first: a chain may lack it (empty, or a precise IP) */
 	r->frames[0] = *leaf;
@@ -217,6 +220,18 @@ static int add_chain(struct report *r, size_t event, const struct perf_sample *s
 					&r->frames[n]);
 			r->ips[n++] = s->callchain[i];
 		}
+	/* --call-graph dwarf: the user stack, unwound, after the kernel's chain */
+	if (nr_user && !r->unwinder && !(r->unwinder = unwinder_new(r->machine)))
+		return sbx_error(-ENOMEM, "out of memory");
+	if (nr_user) {
+		size_t k = unwind_user_stack(r->unwinder, s, attr->attr.sample_regs_user,
+					     r->ips + n, nr_user);
+
+		for (size_t i = n; i < n + k; i++)
+			machine_resolve(r->machine, s->pid, s->tid, PERF_RECORD_MISC_USER,
+					r->ips[i], &r->frames[i]);
+		n += k;
+	}
 	/* --max-stack: perf keeps the first N frames in the graph's order */
 	nr_chain = n - 1;
 	if (nr_chain > r->max_stack) {
@@ -394,7 +409,7 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 		return stacks_add_sample(r->stacks, r->machine, s, r->demangle);
 	err = hist_add(r->hist, event_index(r, attr), &al, s->period);
 	if (!err && (r->children || r->cg))
-		err = add_chain(r, event_index(r, attr), s, &al);
+		err = add_chain(r, event_index(r, attr), s, attr, &al);
 	return err;
 }
 
@@ -961,6 +976,7 @@ out:
 	free(r.rows);
 	free(r.cursor);
 	callgraph_free(r.cg);
+	unwinder_free(r.unwinder);
 	stacks_free(r.stacks);
 	hist_free(r.hist);
 	hist_filter_release(&r.filter);

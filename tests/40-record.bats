@@ -337,6 +337,59 @@ top_entry() {
 	assert_line --regexp '^[[:space:]]+[0-9a-f]+ (main|__libc_start_call_main)$'
 }
 
+# "CHAIN\tPERCENT" of report -g folded,0,callee (perf's or sbx's), each chain cut
+# after main: perf names libc's frames beyond it with their inlined functions
+unwound_chains() {	# $1 perf|sbx, $2 file
+	if [ "$1" = perf ]; then
+		perf report --stdio --no-children -s sym -g folded,0,callee -i "$2" 2>/dev/null
+	else
+		"$SBX" report --no-children -s sym -g folded,0,callee -i "$2"
+	fi | python3 -c '
+import sys
+chains = {}
+for line in sys.stdin:
+    pct, _, chain = line.strip().partition(" ")
+    if not pct.endswith("%") or ";" not in chain:
+        continue
+    frames = chain.split(";")
+    if "main" in frames:
+        frames = frames[:frames.index("main") + 1]
+    key = ";".join(frames)
+    chains[key] = chains.get(key, 0) + float(pct[:-1])
+for k, v in sorted(chains.items()):
+    if v >= 1:
+        print("%s\t%.2f" % (k, v))'
+}
+
+@test "--call-graph dwarf: user stacks that perf unwinds, and sbx report unwinds as perf" {
+	# a program without frame pointers: only the stack copy and its CFI know the callers
+	cc -O2 -g -fomit-frame-pointer -o nofp "$TOP/tests/data/unwind/nofp.c"
+	run -0 --separate-stderr sbx record --call-graph dwarf -e cpu-clock -F 499 -o dw.data -- \
+		./nofp 400
+	run -0 perf report --header-only -i dw.data
+	assert_line --regexp 'sample_type = IP\|TID\|TIME\|CALLCHAIN\|CPU\|PERIOD\|REGS_USER\|STACK_USER'
+	assert_line --regexp 'sample_regs_user = 0xff0fff, sample_stack_user = 8192'
+	# both unwind every sample to the same frames, up to main
+	unwound_chains perf dw.data > perf.chains
+	unwound_chains sbx dw.data > sbx.chains
+	diff perf.chains sbx.chains
+	grep -Eq '^leaf;mid_b;(top;)?main	[0-9.]+$' sbx.chains
+	grep -Eq '^leaf;mid_a;(top;)?main	[0-9.]+$' sbx.chains
+	# and a file perf recorded so
+	perf record -q --call-graph dwarf -e cpu-clock -F 499 -o pdw.data -- ./nofp 400 \
+		>/dev/null 2>&1
+	unwound_chains perf pdw.data > perf.chains
+	unwound_chains sbx pdw.data > sbx.chains
+	diff perf.chains sbx.chains
+	grep -Eq '^leaf;mid_b;(top;)?main	[0-9.]+$' sbx.chains
+	# the option's values
+	run -2 --separate-stderr sbx record --call-graph lbr -o x.data -- true
+	assert_equal "${stderr_lines[0]}" "sbx record: error: --call-graph: 'lbr' is neither fp nor dwarf[,SIZE]"
+	run -2 --separate-stderr sbx record --call-graph dwarf,100 -o x.data -- true
+	assert_equal "${stderr_lines[0]}" "sbx record: error: --call-graph dwarf: the stack size is a multiple of 8 from 8 to 65528 bytes, not '100'"
+	[ ! -e x.data ]
+}
+
 @test "several events at once: perf tells them apart by id" {
 	run -0 --separate-stderr sbx record -e cpu-clock,task-clock -o out.data -- "$W/hot" 20000000
 	perf_report -i out.data

@@ -200,6 +200,21 @@ static void finish_attrs(struct record *r)
 			a->sample_type |= PERF_SAMPLE_RAW;
 		if (r->cfg.callchain)
 			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		if (r->cfg.stack_user) {
+			/*
+			 * perf's --call-graph dwarf: the kernel's chain, then the
+			 * user registers perf unwinds from (x86-64: all but the
+			 * segment registers) and the top of the user stack
+			 */
+			a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+					  PERF_SAMPLE_STACK_USER;
+			a->exclude_callchain_user = 1;
+			a->sample_regs_user = RECORD_USER_REGS;
+			a->sample_stack_user = r->cfg.stack_user;
+		}
+		/* the data maps too: perf's libunwind reads the files' read-only segments */
+		if (i == 0 && r->cfg.stack_user)
+			a->mmap_data = 1;
 		if (r->cfg.branch_stack) {
 			a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
 			a->branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_HW_INDEX;

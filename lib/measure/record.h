@@ -30,11 +30,16 @@
 
 #include "perf/sample.h"
 
+/* The user registers --call-graph dwarf samples: perf's x86-64 PERF_REGS_MASK. */
+#define RECORD_USER_REGS 0xff0fffULL
+
 /* How every event is sampled. */
 struct record_config {
 	uint64_t freq;		/* samples per second per thread; used when period is 0 */
 	uint64_t period;	/* sample every PERIOD events; 0: use freq */
 	bool callchain;		/* -g: PERF_SAMPLE_CALLCHAIN */
+	uint32_t stack_user;	/* --call-graph dwarf: bytes of user stack copied per
+				   sample, with the user registers (0: none) */
 	bool branch_stack;	/* -b: PERF_SAMPLE_BRANCH_STACK (any branch, hw_idx) */
 	int clockid;		/* use_clockid with this clock; -1: the perf clock */
 	unsigned mmap_pages;	/* data pages per CPU ring buffer, a power of 2; 0: 128 */
