@@ -337,8 +337,9 @@ top_entry() {
 	assert_line --regexp '^[[:space:]]+[0-9a-f]+ (main|__libc_start_call_main)$'
 }
 
-# "CHAIN\tPERCENT" of report -g folded,0,callee (perf's or sbx's), each chain cut
-# after main: perf names libc's frames beyond it with their inlined functions
+# "CHAIN\tPERCENT" of report -g folded,0,callee (perf's or sbx's) for the samples
+# in the program's leaf function, each chain cut after main (libc's frames beyond
+# it, and in other samples, perf names with the functions inlined there)
 unwound_chains() {	# $1 perf|sbx, $2 file
 	if [ "$1" = perf ]; then
 		perf report --stdio --no-children -s sym -g folded,0,callee -i "$2" 2>/dev/null
@@ -349,7 +350,7 @@ import sys
 chains = {}
 for line in sys.stdin:
     pct, _, chain = line.strip().partition(" ")
-    if not pct.endswith("%") or ";" not in chain:
+    if not pct.endswith("%") or not chain.startswith("leaf;"):
         continue
     frames = chain.split(";")
     if "main" in frames:
