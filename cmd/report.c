@@ -11,7 +11,7 @@
 #include "parse-options.h"
 #include "perf-input.h"
 #include "symbol/addrspace.h"
-#include "symbol/unwind.h"
+#include "symbol/chain.h"
 #include "util/error.h"
 #include "perf/perf-data.h"
 #include "perf/session.h"
@@ -119,6 +119,7 @@ struct report {
 	uint64_t *event_samples;	/* --stats: the samples of each event */
 	struct addr_location *frames;	/* a sample's stack, resolved (--children, -g) */
 	uint64_t *ips;			/* its addresses as sampled */
+	bool *inlined;			/* its inlined frames (chain_frame.inlined) */
 	struct hist_row **rows;		/* the row of each frame */
 	struct cg_frame *cursor;	/* -g: its frames in the order the graph is printed */
 	size_t cap_frames;
@@ -128,7 +129,7 @@ struct report {
 	size_t max_stack;		/* --max-stack */
 	bool sort_sym_first;		/* -s sym...: a graph's first frame is the row's own */
 	uint64_t stamp;			/* marks rows once per stack (hist_row.mark) */
-	struct unwinder *unwinder;	/* --call-graph dwarf files: user stacks */
+	struct chain_resolver *chains;	/* the samples' chains: unwound, inline frames */
 	char name_buf[32];		/* frame_name()'s */
 };
 
@@ -138,9 +139,13 @@ static int grow_frames(struct report *r, size_t n)
 	uint64_t *ips;
 	struct hist_row **rows;
 	struct cg_frame *cursor;
+	bool *inl;
 
 	if (n <= r->cap_frames)
 		return 0;
+	inl = realloc(r->inlined, n * sizeof(*inl));
+	if (inl)
+		r->inlined = inl;
 	f = realloc(r->frames, n * sizeof(*f));
 	if (f)
 		r->frames = f;
@@ -153,7 +158,7 @@ static int grow_frames(struct report *r, size_t n)
 	cursor = realloc(r->cursor, n * sizeof(*cursor));
 	if (cursor)
 		r->cursor = cursor;
-	if (!f || !ips || !rows || !cursor)
+	if (!f || !ips || !rows || !cursor || !inl)
 		return sbx_error(-ENOMEM, "out of memory");
 	r->cap_frames = n;
 	return 0;
@@ -203,35 +208,27 @@ static void label_chain_frames(struct report *r, size_t base, size_t nr, bool ke
 static int add_chain(struct report *r, size_t event, const struct perf_sample *s,
 		     const struct perf_data_attr *attr, const struct addr_location *leaf)
 {
-	uint8_t mode = s->cpumode;
-	size_t n = 1, first = 1, nr_chain, base;
-	size_t nr_user = s->stack_user ? UNWIND_MAX_FRAMES : 0;
+	const struct chain_frame *cf;
+	size_t n, first = 1, nr_chain, base;
 	struct hist_row *self;
+	long nr;
 	int err;
 
-	if (grow_frames(r, (s->callchain ? s->callchain_nr : 0) + nr_user + 1))
+	nr = chain_resolve(r->chains, s, attr->attr.sample_regs_user, &cf);
+	if (nr < 0)
+		return (int)nr;
+	if (grow_frames(r, (size_t)nr + 1))
 		return -ENOMEM;
 	/* the sample's own row first: a chain may lack it (empty, or a precise IP) */
 	r->frames[0] = *leaf;
 	r->ips[0] = s->ip;
-	for (uint64_t i = 0; s->callchain && i < s->callchain_nr; i++)
-		if (!perf_callchain_context(s->callchain[i], &mode)) {
-			machine_resolve(r->machine, s->pid, s->tid, mode, s->callchain[i],
-					&r->frames[n]);
-			r->ips[n++] = s->callchain[i];
-		}
-	/* --call-graph dwarf: the user stack, unwound, after the kernel's chain */
-	if (nr_user && !r->unwinder && !(r->unwinder = unwinder_new(r->machine)))
-		return sbx_error(-ENOMEM, "out of memory");
-	if (nr_user) {
-		size_t k = unwind_user_stack(r->unwinder, s, attr->attr.sample_regs_user,
-					     r->ips + n, nr_user);
-
-		for (size_t i = n; i < n + k; i++)
-			machine_resolve(r->machine, s->pid, s->tid, PERF_RECORD_MISC_USER,
-					r->ips[i], &r->frames[i]);
-		n += k;
+	r->inlined[0] = false;
+	for (long i = 0; i < nr; i++) {
+		r->frames[i + 1] = cf[i].al;
+		r->ips[i + 1] = cf[i].ip;
+		r->inlined[i + 1] = cf[i].inlined;
 	}
+	n = (size_t)nr + 1;
 	/* --max-stack: perf keeps the first N frames in the graph's order */
 	nr_chain = n - 1;
 	if (nr_chain > r->max_stack) {
@@ -242,15 +239,19 @@ static int add_chain(struct report *r, size_t event, const struct perf_sample *s
 	base = first - 1;
 	r->frames[base] = *leaf;
 	r->ips[base] = s->ip;
+	r->inlined[base] = false;
 	/* the chain in the graph's order (perf's cursor): callers first with caller */
 	for (size_t i = base + 1, j = base + nr_chain; r->caller && i < j; i++, j--) {
 		struct addr_location t = r->frames[i];
 		uint64_t ip = r->ips[i];
+		bool inl = r->inlined[i];
 
 		r->frames[i] = r->frames[j];
 		r->frames[j] = t;
 		r->ips[i] = r->ips[j];
 		r->ips[j] = ip;
+		r->inlined[i] = r->inlined[j];
+		r->inlined[j] = inl;
 	}
 	label_chain_frames(r, base, nr_chain, leaf->kernel);
 	if (r->children) {
@@ -268,7 +269,8 @@ static int add_chain(struct report *r, size_t event, const struct perf_sample *s
 		size_t j = 1 + k;	/* in frames + base, rows */
 		const struct addr_location *al = &r->frames[base + j];
 
-		r->cursor[k] = (struct cg_frame){ al->dso, al->sym, r->ips[base + j], al->kernel };
+		r->cursor[k] = (struct cg_frame){ al->dso, al->sym, r->ips[base + j], al->kernel,
+						  r->inlined[base + j] };
 	}
 	err = add_to_graph(r, self, nr_chain, 0, s->period);
 	if (err || !r->children)
@@ -405,8 +407,13 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 	/* the filters: rows left out, still in the total (--percentage absolute) */
 	if (!hist_filter_match(&r->filter, s->pid, &al))
 		return r->stacks ? 0 : hist_add_filtered_out(r->hist, event_index(r, attr), s->period);
-	if (r->stacks)
-		return stacks_add_sample(r->stacks, r->machine, s, r->demangle);
+	if (r->stacks) {
+		const struct chain_frame *cf;
+		long nr = chain_resolve(r->chains, s, attr->attr.sample_regs_user, &cf);
+
+		return nr < 0 ? (int)nr : stacks_add_sample(r->stacks, r->machine, s, cf,
+							     (size_t)nr, r->demangle);
+	}
 	err = hist_add(r->hist, event_index(r, attr), &al, s->period);
 	if (!err && (r->children || r->cg))
 		err = add_chain(r, event_index(r, attr), s, attr, &al);
@@ -924,6 +931,12 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	r.data = in.data;
 	r.machine = in.machine;
+	if (!(r.chains = chain_resolver_new(r.machine))) {
+		ret = error("out of memory");
+		goto out;
+	}
+	/* perf report's --inline (its default): the functions inlined at unwound frames (6.1) */
+	chain_resolver_set_inlines(r.chains, CHAIN_INLINES_UNWOUND, r.demangle);
 	if (r.stats && !(r.event_samples = calloc(perf_data_nr_attrs(in.data) + 1,
 						  sizeof(*r.event_samples)))) {
 		ret = error("out of memory");
@@ -976,7 +989,8 @@ out:
 	free(r.rows);
 	free(r.cursor);
 	callgraph_free(r.cg);
-	unwinder_free(r.unwinder);
+	chain_resolver_free(r.chains);
+	free(r.inlined);
 	stacks_free(r.stacks);
 	hist_free(r.hist);
 	hist_filter_release(&r.filter);

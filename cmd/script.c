@@ -14,6 +14,7 @@
 #include "parse-options.h"
 #include "perf-input.h"
 #include "symbol/addrspace.h"
+#include "symbol/chain.h"
 #include "util/error.h"
 #include "perf/perf-data.h"
 #include "perf/records.h"
@@ -89,6 +90,7 @@ struct script {
 	bool demangle;		/* C++/Rust names as perf shows them (not --no-demangle) */
 	struct perf_data *data;
 	struct machine *machine;
+	struct chain_resolver *chains;	/* the samples' chains: unwound, inline frames */
 	struct tep_handle *tep;
 	bool tep_tried;
 	struct stacks *stacks;	/* --folded */
@@ -234,47 +236,51 @@ static void out_hex(uint64_t v, int width)
 	out_num(v, false, 16, 1, width, false);
 }
 
-/* The frames of a call chain: JSON array, or lines like perf script's. */
-static json_object *print_callchain(struct script *s, const struct perf_sample *smp)
+/* The frames of a call chain (chain_resolve()'s): JSON array, or lines like perf script's. */
+static json_object *print_callchain(struct script *s, const struct chain_frame *cf, long nr)
 {
 	json_object *arr = s->json ? json_object_new_array() : NULL;
-	uint8_t mode = smp->cpumode;
 
-	for (uint64_t i = 0; i < smp->callchain_nr; i++) {
-		uint64_t ip = smp->callchain[i];
-		struct addr_location al;
+	for (long i = 0; i < nr; i++) {
+		const struct addr_location *al = &cf[i].al;
 
-		/* a context marker: where the next frames are */
-		if (perf_callchain_context(ip, &mode))
-			continue;
-		machine_resolve(s->machine, smp->pid, smp->tid, mode, ip, &al);
 		if (arr) {
 			json_object *f = json_object_new_object();
 
-			json_object_object_add(f, "ip", json_object_new_uint64(ip));
-			add_symbol_json(s, f, &al);
-			if (al.sym)
+			json_object_object_add(f, "ip", json_object_new_uint64(cf[i].ip));
+			add_symbol_json(s, f, al);
+			if (al->sym && !cf[i].inlined)
 				json_object_object_add(f, "symoff",
-						       json_object_new_uint64(al.addr - al.sym->start));
-			json_object_object_add(f, "dso", al.dso ?
-					       json_object_new_string(al.dso->path) : NULL);
+						       json_object_new_uint64(al->addr - al->sym->start));
+			if (cf[i].inlined) {	/* the function's name, and that it was inlined */
+				json_object_object_add(f, "symbol", json_object_new_string(
+					chain_frame_function(&cf[i], s->demangle)));
+				json_object_object_del(f, "mangled");
+				json_object_object_add(f, "inlined", json_object_new_boolean(true));
+			}
+			json_object_object_add(f, "dso", al->dso ?
+					       json_object_new_string(al->dso->path) : NULL);
 			json_object_array_add(arr, f);
 		} else {
-			/* as perf script (6.1) prints a frame: its address in its DSO (the
-			   ELF address) where a DSO holds it, else the address */
+			/* as perf script (6.1) prints a frame: its address relative to its
+			   map (the file offset) where a map holds it, else the address; an
+			   inlined function "NAME+OFF (inlined)", without its DSO */
 			out_str("\t");
-			out_hex(al.dso ? al.addr : ip, 16);
+			out_hex(al->dso ? al->offset : cf[i].ip, 16);
 			if (s->field[F_SYM]) {
 				out_str(" ");
-				out_str(sym_name(s, &al));
-				if (al.sym && s->field[F_SYMOFF]) {
+				out_str(cf[i].inlined ? chain_frame_function(&cf[i], s->demangle) :
+					sym_name(s, al));
+				if (al->sym && s->field[F_SYMOFF]) {
 					out_str("+0x");
-					out_hex(al.addr - al.sym->start, 0);
+					out_hex(al->addr - al->sym->start, 0);
 				}
+				if (cf[i].inlined)
+					out_str(" (inlined)");
 			}
-			if (s->field[F_DSO]) {
+			if (s->field[F_DSO] && !cf[i].inlined) {
 				out_str(" (");
-				out_str(dso_path(&al));
+				out_str(dso_path(al));
 				out_str(")");
 			}
 			out_str("\n");
@@ -306,8 +312,16 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 	 * perf prints a sample's call chain in place of its IP, one frame a
 	 * line, whenever the sample has one (-G: not), with the fields of -F
 	 */
-	bool chain = !tracepoint && f[F_IP] && smp->callchain_nr && !s->hide_callchain;
+	const struct chain_frame *cf = NULL;
+	long nr = 0;
+	bool chain;
 
+	if (!tracepoint && !s->hide_callchain) {
+		nr = chain_resolve(s->chains, smp, attr->attr.sample_regs_user, &cf);
+		if (nr < 0)
+			return (int)nr;
+	}
+	chain = !tracepoint && f[F_IP] && (smp->callchain_nr || nr) && !s->hide_callchain;
 	machine_resolve(s->machine, smp->pid, smp->tid, smp->cpumode, smp->ip, &al);
 	if (tracepoint && f[F_TRACE] && (type & PERF_SAMPLE_RAW) && tep_of(s))
 		ev = trace_event_find(s->tep, attr->attr.config);
@@ -340,8 +354,9 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 					       json_object_new_string(al.dso->path) : NULL);
 		if (f[F_ADDR] && (type & PERF_SAMPLE_ADDR))
 			json_object_object_add(o, "addr", json_object_new_uint64(smp->addr));
-		if ((f[F_CALLCHAIN] || !s->fields_given) && smp->callchain && !s->hide_callchain)
-			json_object_object_add(o, "callchain", print_callchain(s, smp));
+		if ((f[F_CALLCHAIN] || !s->fields_given) && (smp->callchain || nr) &&
+		    !s->hide_callchain)
+			json_object_object_add(o, "callchain", print_callchain(s, cf, nr));
 		if (ev)
 			json_object_object_add(o, "fields", trace_event_fields_json(ev, smp->raw,
 										    smp->raw_size));
@@ -394,7 +409,7 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 	} else if (!tracepoint && (type & PERF_SAMPLE_IP) && chain) {
 		/* the frames below, the first of them the sample's own */
 		out_str("\n");
-		print_callchain(s, smp);
+		print_callchain(s, cf, nr);
 		out_str("\n");
 		return 0;
 	} else if (!tracepoint && (type & PERF_SAMPLE_IP)) {
@@ -423,8 +438,8 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 	}
 	out_str("\n");
 	/* the frames of a sample without its IP column (-F callchain): after the line */
-	if (!f[F_IP] && f[F_CALLCHAIN] && smp->callchain && !s->hide_callchain) {
-		print_callchain(s, smp);
+	if (!f[F_IP] && f[F_CALLCHAIN] && (smp->callchain || nr) && !s->hide_callchain) {
+		print_callchain(s, cf, nr);
 		out_str("\n");
 	}
 	return 0;
@@ -548,8 +563,13 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 			if (!hist_filter_match(&s->filter, smp->pid, &al))
 				return 0;
 		}
-		if (s->stacks)
-			return stacks_add_sample(s->stacks, s->machine, smp, s->demangle);
+		if (s->stacks) {
+			const struct chain_frame *cf;
+			long nr = chain_resolve(s->chains, smp, attr->attr.sample_regs_user, &cf);
+
+			return nr < 0 ? (int)nr : stacks_add_sample(s->stacks, s->machine, smp, cf,
+								     (size_t)nr, s->demangle);
+		}
 		return print_sample(s, attr, smp);
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
@@ -689,6 +709,12 @@ int cmd_script(int argc, char **argv)
 		goto out;
 	s.data = in.data;
 	s.machine = in.machine;
+	if (!(s.chains = chain_resolver_new(s.machine))) {
+		ret = error("out of memory");
+		goto out;
+	}
+	/* perf script (6.1): the functions inlined at unwound frames */
+	chain_resolver_set_inlines(s.chains, CHAIN_INLINES_UNWOUND, s.demangle);
 	ret = perf_input_run(&in, on_record, &s);
 	if (ret)
 		goto out;
@@ -702,6 +728,7 @@ bad_option:
 	hist_filter_release(&s.filter);
 	return ret;
 out:
+	chain_resolver_free(s.chains);
 	hist_filter_release(&s.filter);
 	stacks_free(s.stacks);
 	trace_seq_destroy(&s.seq);

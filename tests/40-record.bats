@@ -337,9 +337,9 @@ top_entry() {
 	assert_line --regexp '^[[:space:]]+[0-9a-f]+ (main|__libc_start_call_main)$'
 }
 
-# "CHAIN\tPERCENT" of report -g folded,0,callee (perf's or sbx's) for the samples
-# in the program's leaf function, each chain cut after main (libc's frames beyond
-# it, and in other samples, perf names with the functions inlined there)
+# "CHAIN\tPERCENT" of report -g folded,0,callee (perf's or sbx's), the frames named
+# as perf names them, with the functions inlined at unwound frames; each chain cut
+# after main (perf's libunwind gives up early in libc's start code now and then)
 unwound_chains() {	# $1 perf|sbx, $2 file
 	if [ "$1" = perf ]; then
 		perf report --stdio --no-children -s sym -g folded,0,callee -i "$2" 2>/dev/null
@@ -350,7 +350,7 @@ import sys
 chains = {}
 for line in sys.stdin:
     pct, _, chain = line.strip().partition(" ")
-    if not pct.endswith("%") or not chain.startswith("leaf;"):
+    if not pct.endswith("%") or ";" not in chain:
         continue
     frames = chain.split(";")
     if "main" in frames:
@@ -358,8 +358,7 @@ for line in sys.stdin:
     key = ";".join(frames)
     chains[key] = chains.get(key, 0) + float(pct[:-1])
 for k, v in sorted(chains.items()):
-    if v >= 1:
-        print("%s\t%.2f" % (k, v))'
+    print("%s\t%.2f" % (k, v))'
 }
 
 @test "--call-graph dwarf: user stacks that perf unwinds, and sbx report unwinds as perf" {
@@ -374,15 +373,24 @@ for k, v in sorted(chains.items()):
 	unwound_chains perf dw.data > perf.chains
 	unwound_chains sbx dw.data > sbx.chains
 	diff perf.chains sbx.chains
-	grep -Eq '^leaf;mid_b;(top;)?main	[0-9.]+$' sbx.chains
-	grep -Eq '^leaf;mid_a;(top;)?main	[0-9.]+$' sbx.chains
+	grep -Eq '^sum_squares \(inlined\);leaf;mid_b;(top;)?main	' sbx.chains
+	grep -Eq '^sum_squares \(inlined\);leaf;mid_a;(top;)?main	' sbx.chains
 	# and a file perf recorded so
 	perf record -q --call-graph dwarf -e cpu-clock -F 499 -o pdw.data -- ./nofp 400 \
 		>/dev/null 2>&1
 	unwound_chains perf pdw.data > perf.chains
 	unwound_chains sbx pdw.data > sbx.chains
 	diff perf.chains sbx.chains
-	grep -Eq '^leaf;mid_b;(top;)?main	[0-9.]+$' sbx.chains
+	grep -Eq '^sum_squares \(inlined\);leaf;mid_b;(top;)?main	' sbx.chains
+	# the program's rows of --children, its inlined function too, as perf's
+	for f in dw.data pdw.data; do
+		perf report --stdio --children -g none -s comm,dso,sym -i $f 2>/dev/null |
+			awk '$4 == "nofp"' | sort > perf.rows
+		run -0 --separate-stderr sbx report --children -s comm,dso,sym -i $f
+		awk '$4 == "nofp"' <<< "$output" | sort > sbx.rows
+		diff perf.rows sbx.rows
+		grep -q 'sum_squares (inlined)$' sbx.rows
+	done
 	# the option's values
 	run -2 --separate-stderr sbx record --call-graph lbr -o x.data -- true
 	assert_equal "${stderr_lines[0]}" "sbx record: error: --call-graph: 'lbr' is neither fp nor dwarf[,SIZE]"

@@ -38,8 +38,34 @@ struct node_key {
 	const struct cg_frame *frame;
 };
 
+/* The length of f's function name without the " (inlined)" of an inlined one. */
+static size_t func_name_len(const struct cg_frame *f)
+{
+	size_t n = strlen(f->sym->name);
+
+	return f->inlined && n > 10 ? n - 10 : n;
+}
+
+/* perf's match_chain(): inlined functions by name, others by DSO and symbol (or address) */
+static int cmp_frames(const struct cg_frame *a, const struct cg_frame *b)
+{
+	if ((a->inlined || b->inlined) && a->sym && b->sym) {
+		size_t la = func_name_len(a), lb = func_name_len(b);
+		int c = memcmp(a->sym->name, b->sym->name, la < lb ? la : lb);
+
+		if (c)
+			return c < 0 ? -1 : 1;
+		return la < lb ? -1 : la > lb;
+	}
+	return 2;	/* compared by the caller */
+}
+
 static bool same_frame(const struct cg_frame *a, const struct cg_frame *b)
 {
+	int c = cmp_frames(a, b);
+
+	if (c != 2)
+		return c == 0;
 	if (a->dso != b->dso || a->sym != b->sym)
 		return false;
 	return a->sym || a->ip == b->ip;
@@ -49,6 +75,8 @@ static uint64_t key_hash(const struct cg_node *parent, const struct cg_frame *f)
 {
 	uint64_t h = (uintptr_t)parent;
 
+	if (f->inlined)
+		return hash_u64(hash_combine(h, hash_bytes(f->sym->name, func_name_len(f))));
 	h = hash_combine(h, (uintptr_t)f->dso);
 	h = hash_combine(h, f->sym ? (uintptr_t)f->sym : f->ip);
 	return hash_u64(h);
@@ -171,7 +199,10 @@ static int cmp_key(const struct cg_node *a, const struct cg_node *b)
 {
 	const struct cg_frame *x = &a->frame, *y = &b->frame;
 	uint64_t kx, ky;
+	int c = cmp_frames(x, y);
 
+	if (c != 2)
+		return -c;
 	if (x->dso != y->dso) {
 		if (!x->dso || !y->dso)
 			return x->dso ? -1 : 1;

@@ -38,6 +38,8 @@ struct cg_frame {
 	const struct symbol *sym;	/* NULL: ip names the frame */
 	uint64_t ip;			/* the address as sampled */
 	bool kernel;
+	bool inlined;			/* sym is an inlined function ("NAME (inlined)"):
+					   frames match by NAME, as perf's */
 };
 
 struct cg_node {

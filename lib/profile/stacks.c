@@ -167,8 +167,8 @@ static int note_dso(struct stacks *st, size_t from, const char *dso)
 	return 0;
 }
 
-/* One frame of the sample being counted, as resolved. */
-static int add_frame(struct stacks *st, const struct addr_location *al, bool demangle)
+/* One frame of the sample being counted, as resolved; name: its function's (NULL: none). */
+static int add_frame(struct stacks *st, const struct addr_location *al, const char *name)
 {
 	if (st->nr_frames == st->cap_frames) {
 		size_t cap = st->cap_frames ? 2 * st->cap_frames : 64;
@@ -179,17 +179,15 @@ static int add_frame(struct stacks *st, const struct addr_location *al, bool dem
 		st->frames = v;
 		st->cap_frames = cap;
 	}
-	st->frames[st->nr_frames].sym = !al->sym ? NULL : al->dso ?
-		dso_symbol_name(al->dso, al->sym, demangle) : al->sym->name;
+	st->frames[st->nr_frames].sym = name;
 	st->frames[st->nr_frames].dso = al->dso ? al->dso->path : NULL;
 	st->nr_frames++;
 	return 0;
 }
 
 int stacks_add_sample(struct stacks *st, struct machine *m, const struct perf_sample *s,
-		      bool demangle)
+		      const struct chain_frame *frames, size_t nr, bool demangle)
 {
-	uint8_t mode = s->cpumode;
 	const char *comm;
 	struct addr_location al;
 	struct stack *e;
@@ -198,15 +196,12 @@ int stacks_add_sample(struct stacks *st, struct machine *m, const struct perf_sa
 
 	/* the frames, leaf first */
 	st->nr_frames = 0;
-	for (uint64_t i = 0; i < s->callchain_nr && !err; i++) {
-		if (perf_callchain_context(s->callchain[i], &mode))
-			continue;
-		machine_resolve(m, s->pid, s->tid, mode, s->callchain[i], &al);
-		err = add_frame(st, &al, demangle);
-	}
-	if (!err && !s->callchain) {
+	for (size_t i = 0; i < nr && !err; i++)
+		err = add_frame(st, &frames[i].al, chain_frame_function(&frames[i], demangle));
+	if (!err && !s->callchain && !nr) {
 		machine_resolve(m, s->pid, s->tid, s->cpumode, s->ip, &al);
-		err = add_frame(st, &al, demangle);
+		err = add_frame(st, &al, !al.sym ? NULL : al.dso ?
+				dso_symbol_name(al.dso, al.sym, demangle) : al.sym->name);
 	}
 	/* the key: the thread's name as samples show it, then the frames from the outermost */
 	comm = machine_thread_name(m, s->tid);

@@ -17,7 +17,7 @@
  * skipped), or its IP alone without one.
  *
  *	struct stacks *st = stacks_new();
- *	for each sample: stacks_add_sample(st, machine, sample, demangle);
+ *	for each sample: stacks_add_sample(st, machine, sample, frames, nr, demangle);
  *	stacks_write_folded(st, stdout) or stacks_write_svg(st, f, title);
  *	stacks_free(st);
  */
@@ -28,15 +28,20 @@
 
 #include "perf/sample.h"
 #include "symbol/addrspace.h"
+#include "symbol/chain.h"
 
 struct stacks;
 
 struct stacks *stacks_new(void);
 void stacks_free(struct stacks *st);
 
-/* Count one sample (weight 1) through m. 0 or -ENOMEM (with a message). */
+/*
+ * Count one sample (weight 1) through m: its call chain frames[0..nr)
+ * (chain_resolve()'s, leaf first; inlined functions by their names), or
+ * its IP alone when it has no chain. 0 or -ENOMEM (with a message).
+ */
 int stacks_add_sample(struct stacks *st, struct machine *m, const struct perf_sample *s,
-		      bool demangle);
+		      const struct chain_frame *frames, size_t nr, bool demangle);
 
 /* Samples counted, and distinct stacks. */
 uint64_t stacks_samples(const struct stacks *st);

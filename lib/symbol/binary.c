@@ -13,39 +13,10 @@
 #include "symbol/binary.h"
 #include "util/error.h"
 
-static bool is_file(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISREG(st.st_mode);
-}
-
 /* A separate debug file of this build-id, or NULL. */
 static char *find_debug_file(const struct binary *b)
 {
-	const char *home = getenv("HOME");
-	char hex[2 * BUILDID_MAX + 1], *p;
-	const char *roots[2] = { NULL, "/usr/lib/debug" };
-	char *home_root = NULL;
-
-	if (!b->build_id_size)
-		return NULL;
-	buildid_hex(b->build_id, b->build_id_size, hex);
-	if (home && asprintf(&home_root, "%s/.debug", home) >= 0)
-		roots[0] = home_root;
-	for (int i = 0; i < 2; i++) {
-		if (!roots[i])
-			continue;
-		if (asprintf(&p, "%s/.build-id/%.2s/%s.debug", roots[i], hex, hex + 2) < 0)
-			continue;
-		if (is_file(p)) {
-			free(home_root);
-			return p;
-		}
-		free(p);
-	}
-	free(home_root);
-	return NULL;
+	return buildid_debug_file(b->build_id, b->build_id_size);
 }
 
 static int cmp_text(const void *a, const void *b)

@@ -3,6 +3,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <libelf.h>
 #include <string.h>
 #include <unistd.h>
@@ -150,4 +153,32 @@ int buildid_kernel(uint8_t *id, size_t max, size_t *size)
 		off += 12 + name_pad + desc_pad;
 	}
 	return -ENOENT;
+}
+
+char *buildid_debug_file(const uint8_t *id, size_t size)
+{
+	const char *home = getenv("HOME");
+	char hex[2 * BUILDID_MAX + 1], *p;
+	const char *roots[2] = { NULL, "/usr/lib/debug" };
+	char *home_root = NULL;
+	struct stat st;
+
+	if (!size || size > BUILDID_MAX)
+		return NULL;
+	buildid_hex(id, size, hex);
+	if (home && asprintf(&home_root, "%s/.debug", home) >= 0)
+		roots[0] = home_root;
+	for (int i = 0; i < 2; i++) {
+		if (!roots[i])
+			continue;
+		if (asprintf(&p, "%s/.build-id/%.2s/%s.debug", roots[i], hex, hex + 2) < 0)
+			continue;
+		if (!stat(p, &st) && S_ISREG(st.st_mode)) {
+			free(home_root);
+			return p;
+		}
+		free(p);
+	}
+	free(home_root);
+	return NULL;
 }

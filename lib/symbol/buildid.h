@@ -41,4 +41,12 @@ char *buildid_hex(const uint8_t *id, size_t size, char *out);
  */
 int buildid_kernel(uint8_t *id, size_t max, size_t *size);
 
+/*
+ * The separate debug file of a build-id (Debian's -dbgsym packages, or
+ * perf's cache): $HOME/.debug/.build-id/xx/yyyy.debug, else
+ * /usr/lib/debug/.build-id/xx/yyyy.debug. A new string (the caller frees
+ * it), or NULL when there is none (or size is 0, or memory ran out).
+ */
+char *buildid_debug_file(const uint8_t *id, size_t size);
+
 #endif

@@ -39,10 +39,13 @@ struct unwind_ctx {
 	const struct perf_sample *s;
 	uint64_t regs_mask;
 	Dwfl *dwfl;
-	uint64_t sp;
+	uint64_t sp;			/* of the stack copy */
 	uint64_t *ips;
 	size_t nr, max;
 	bool thread_given;
+	/* a PLT stub's caller: its pc (a return address) and sp instead of the sample's */
+	bool from_caller;
+	uint64_t caller_pc, caller_sp;
 };
 
 struct unwinder *unwinder_new(struct machine *m)
@@ -163,6 +166,10 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 		sample_reg(c, dwarf_to_perf[i], &v);	/* registers not sampled: 0 */
 		regs[i] = v;
 	}
+	if (c->from_caller) {
+		regs[7] = c->caller_sp;
+		regs[16] = c->caller_pc;
+	}
 	if (!dwfl_thread_state_registers(thread, 0, 16, regs))
 		return false;
 	dwfl_thread_state_register_pc(thread, regs[16]);
@@ -187,34 +194,67 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
 	report_module(c, pc);
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
-	if (!activation)
+	/* callers at their call; the caller of a PLT stub too, though it starts the walk */
+	if (!activation || (c->from_caller && c->nr == 1))
 		pc--;
 	c->ips[c->nr++] = pc;
 	return c->nr < c->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
-size_t unwind_user_stack(struct unwinder *u, const struct perf_sample *s, uint64_t regs_mask,
-			 uint64_t *ips, size_t max)
+/* Walk the stack from the registers (or the PLT stub's caller) on, into c->ips. */
+static void walk(struct unwind_ctx *c, uint64_t pc)
 {
 	static const Dwfl_Callbacks offline = {
 		.find_elf = dwfl_build_id_find_elf,
 		.find_debuginfo = dwfl_standard_find_debuginfo,
 	};
-	struct unwind_ctx c = { u, s, regs_mask, NULL, 0, ips, 0, max, false };
+
+	c->dwfl = dwfl_begin(&offline);
+	if (!c->dwfl)
+		return;
+	c->thread_given = false;
+	report_module(c, pc);
+	/* no ELF for the pc (JIT code, no map): no frame at all, as perf's libunwind */
+	if (dwfl_addrmodule(c->dwfl, pc) &&
+	    dwfl_attach_state(c->dwfl, NULL, (pid_t)c->s->tid, &callbacks, c))
+		dwfl_getthread_frames(c->dwfl, (pid_t)c->s->tid, frame_callback, c);
+	dwfl_end(c->dwfl);
+	c->dwfl = NULL;
+}
+
+/* Whether ip is in a PLT stub (a symbol "NAME@plt"): no CFI, the return address at sp. */
+static bool in_plt(struct unwind_ctx *c, uint64_t ip)
+{
+	struct addr_location al;
+	size_t n;
+
+	machine_resolve(c->u->m, c->s->pid, c->s->tid, PERF_RECORD_MISC_USER, ip, &al);
+	n = al.sym ? strlen(al.sym->name) : 0;
+	return n >= 4 && !strcmp(al.sym->name + n - 4, "@plt");
+}
+
+size_t unwind_user_stack(struct unwinder *u, const struct perf_sample *s, uint64_t regs_mask,
+			 uint64_t *ips, size_t max)
+{
+	struct unwind_ctx c = { .u = u, .s = s, .regs_mask = regs_mask, .ips = ips, .max = max };
+	Dwarf_Word ret;
 	uint64_t ip;
 
 	if (!max || !s->regs_user || !s->regs_user_abi || !s->stack_user ||
 	    !sample_reg(&c, PERF_X86_IP, &ip) || !sample_reg(&c, PERF_X86_SP, &c.sp))
 		return 0;
-	c.dwfl = dwfl_begin(&offline);
-	if (!c.dwfl)
-		return 0;
-	report_module(&c, ip);
-	/* no ELF for the IP (JIT code, an unknown map): the IP alone, as perf */
-	if (dwfl_attach_state(c.dwfl, NULL, (pid_t)s->tid, &callbacks, &c))
-		dwfl_getthread_frames(c.dwfl, (pid_t)s->tid, frame_callback, &c);
-	if (!c.nr)
+	walk(&c, ip);
+	/*
+	 * A PLT stub has no CFI, but it has not touched the stack: its caller
+	 * is at [sp] (what perf's libunwind does for PLT entries).
+	 */
+	if (c.nr <= 1 && max > 1 && in_plt(&c, ip) && memory_read(NULL, c.sp, &ret, &c)) {
+		c.nr = 0;
 		ips[c.nr++] = ip;
-	dwfl_end(c.dwfl);
+		c.from_caller = true;
+		c.caller_pc = ret;
+		c.caller_sp = c.sp + 8;
+		walk(&c, ret);
+	}
 	return c.nr;
 }

@@ -35,9 +35,11 @@ void unwinder_free(struct unwinder *u);
  * The user stack of sample s, whose regs_user hold the registers of
  * regs_mask (its attr's sample_regs_user): ips[0..n) the frames from the
  * interrupted user IP outwards, callers' return addresses minus 1 (the
- * call, as perf gives them), at most max. Returns n, 0 when the sample has
- * no user registers or stack or the registers lack IP, SP or BP; the
- * frames found before an unwinding error are kept (perf's best effort).
+ * call, as perf gives them), at most max. Returns n: 0 when the sample has
+ * no user registers or stack, the registers lack IP or SP, or no ELF file
+ * is mapped at the IP (JIT code, a process between exec and its maps), as
+ * perf; the frames found before an unwinding error are kept (perf's best
+ * effort).
  */
 size_t unwind_user_stack(struct unwinder *u, const struct perf_sample *s, uint64_t regs_mask,
 			 uint64_t *ips, size_t max);

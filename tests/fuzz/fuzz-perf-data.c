@@ -2,7 +2,8 @@
 /*
  * libFuzzer target: any bytes as a perf.data (file or pipe mode, either byte
  * order) through the reader, the ordered session, the per-process address
- * spaces, every feature decoder, and the samples' call stacks folded and
+ * spaces, every feature decoder, the samples' call chains resolved (their
+ * user stacks unwound, their inline frames), and their stacks folded and
  * drawn as a flame graph (report's and script's --folded, --flamegraph).
  * Nothing may crash, hang or leak.
  */
@@ -16,10 +17,12 @@
 #include "perf/perf-data.h"
 #include "perf/session.h"
 #include "profile/stacks.h"
+#include "symbol/chain.h"
 
 struct fuzz_ctx {
 	struct machine *m;
 	struct stacks *stacks;
+	struct chain_resolver *chains;
 };
 
 static int deliver(void *ctx, const struct perf_event_header *rec,
@@ -36,7 +39,16 @@ static int deliver(void *ctx, const struct perf_event_header *rec,
 		machine_resolve(m, sample->pid, sample->tid, sample->cpumode,
 				sample->callchain[i], &al);
 	machine_comm(m, sample->tid);
-	return fc->stacks ? stacks_add_sample(fc->stacks, m, sample, true) : 0;
+	if (fc->chains) {
+		const struct chain_frame *cf;
+		long nr = chain_resolve(fc->chains, sample, attr->attr.sample_regs_user, &cf);
+
+		if (nr < 0)
+			return (int)nr;
+		return fc->stacks ? stacks_add_sample(fc->stacks, m, sample, cf, (size_t)nr, true) :
+				    0;
+	}
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
@@ -60,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
 	m = cache ? machine_new(cache) : NULL;
 	s = m ? session_new(d) : NULL;
 	if (s) {
-		struct fuzz_ctx fc = { m, stacks_new() };
+		struct fuzz_ctx fc = { m, stacks_new(), chain_resolver_new(m) };
 		FILE *null = fopen("/dev/null", "w");
 
 		session_run(s, deliver, &fc);
@@ -71,6 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
 		if (null)
 			fclose(null);
 		stacks_free(fc.stacks);
+		chain_resolver_free(fc.chains);
 	}
 	for (size_t i = 0; i < sizeof(string_feats) / sizeof(string_feats[0]); i++)
 		free(perf_data_feature_string(d, string_feats[i]));

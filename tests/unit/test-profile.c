@@ -257,10 +257,10 @@ static void test_stacks(void)
 
 	CHECK(perf_rec_encode_comm(rec, sizeof(rec), &c, NULL, NULL) > 0);
 	CHECK_EQ_INT(machine_process_record(m, (const void *)rec), 0);
-	CHECK_EQ_INT(stacks_add_sample(st, m, &s, true), 0);
-	CHECK_EQ_INT(stacks_add_sample(st, m, &s, true), 0);
+	CHECK_EQ_INT(stacks_add_sample(st, m, &s, NULL, 0, true), 0);
+	CHECK_EQ_INT(stacks_add_sample(st, m, &s, NULL, 0, true), 0);
 	s.pid = s.tid = 7;
-	CHECK_EQ_INT(stacks_add_sample(st, m, &s, true), 0);
+	CHECK_EQ_INT(stacks_add_sample(st, m, &s, NULL, 0, true), 0);
 	CHECK_EQ_INT(stacks_samples(st), 3);
 	CHECK_EQ_INT(stacks_nr(st), 2);
 	f = open_memstream(&text, &len);
@@ -353,7 +353,7 @@ static void test_callgraph(void)
 	char *t;
 
 	for (int i = 0; i < 5; i++)
-		fr[i] = (struct cg_frame){ &d, &syms[i], syms[i].start + 1, false };
+		fr[i] = (struct cg_frame){ &d, &syms[i], syms[i].start + 1, false, false };
 	fg[0] = fr[0], fg[1] = fr[1], fg[2] = fr[2];
 	fh[0] = fr[0], fh[1] = fr[1], fh[2] = fr[3];
 	fk[0] = fr[0], fk[1] = fr[4];
