@@ -552,6 +552,8 @@ static json_object *json_node(const struct cg_node *n, uint64_t min_hit, cg_name
 	json_object_object_add(o, "kernel", json_object_new_boolean(n->frame.kernel));
 	if (!n->frame.sym)
 		json_object_object_add(o, "address", json_object_new_int64((int64_t)n->frame.ip));
+	if (n->frame.inlined)
+		json_object_object_add(o, "inlined", json_object_new_boolean(true));
 	json_object_object_add(o, "self", json_object_new_int64((int64_t)n->hit));
 	json_object_object_add(o, "total", json_object_new_int64((int64_t)n->cumul));
 	json_object_object_add(o, "self_samples", json_object_new_int64((int64_t)n->hit_samples));

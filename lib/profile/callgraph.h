@@ -107,7 +107,8 @@ int callgraph_print(FILE *f, const struct cg_node *root, uint64_t row_period,
 
 /*
  * The tree under root as a JSON array of nodes, each {name, dso, kernel,
- * address (unresolved frames only), self, total, self_samples,
+ * address (unresolved frames only), inlined (inlined functions only:
+ * true), self, total, self_samples,
  * total_samples, children}, siblings heaviest first, branches under
  * opts->min_percent of opts->total left out. NULL with errno on failure.
  */
