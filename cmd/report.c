@@ -976,7 +976,7 @@ int cmd_report(int argc, char **argv)
 		err = print_text(&r, rows, nr, limit);
 	else
 		err = printf("# no samples match the filters\n") < 0 ? -EIO : 0;
-	ret = err ? EXIT_FAILED : EXIT_OK;
+	ret = err ? error_lib(err, "report") : EXIT_OK;
 	goto out;
 out_opts:
 	opts_finish(&p, c);

@@ -46,18 +46,28 @@ static size_t func_name_len(const struct cg_frame *f)
 	return f->inlined && n > 10 ? n - 10 : n;
 }
 
-/* perf's match_chain(): inlined functions by name, others by DSO and symbol (or address) */
+/*
+ * perf's match_chain(): inlined functions by name, others by DSO and symbol
+ * (or address). perf also matches an inlined function with an out-of-line
+ * one of the same name; here an inlined frame matches inlined ones only
+ * (so that the hash of a frame follows from the frame alone), and sorts
+ * after the others. 2: neither is inlined, for the caller to compare.
+ */
 static int cmp_frames(const struct cg_frame *a, const struct cg_frame *b)
 {
-	if ((a->inlined || b->inlined) && a->sym && b->sym) {
-		size_t la = func_name_len(a), lb = func_name_len(b);
-		int c = memcmp(a->sym->name, b->sym->name, la < lb ? la : lb);
+	size_t la, lb;
+	int c;
 
-		if (c)
-			return c < 0 ? -1 : 1;
-		return la < lb ? -1 : la > lb;
-	}
-	return 2;	/* compared by the caller */
+	if (!a->inlined && !b->inlined)
+		return 2;
+	if (a->inlined != b->inlined)
+		return a->inlined ? 1 : -1;
+	la = func_name_len(a);
+	lb = func_name_len(b);
+	c = memcmp(a->sym->name, b->sym->name, la < lb ? la : lb);
+	if (c)
+		return c < 0 ? -1 : 1;
+	return la < lb ? -1 : la > lb;
 }
 
 static bool same_frame(const struct cg_frame *a, const struct cg_frame *b)
@@ -491,7 +501,7 @@ static int print_chains(struct printer *p, const struct cg_node *root)
 		err = -ENOMEM;
 	for (size_t i = 0; !err && i < nr; i++)
 		refs[i] = (struct hit_ref){ v[i], i };
-	if (!err)
+	if (!err && nr)
 		qsort(refs, nr, sizeof(*refs), cmp_by_hit);
 	for (size_t i = 0; !err && i < nr && !(p->o->print_limit && i == p->o->print_limit); i++) {
 		const struct cg_node *n = refs[i].n;

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbol/buildid.h"
 #include "symbol/chain.h"
 #include "symbol/demangle.h"
 #include "symbol/dso.h"
@@ -73,6 +72,7 @@ void chain_resolver_free(struct chain_resolver *c)
 	}
 	for (size_t i = 0; (e = hashmap_next(&c->syms, &i));) {
 		free(((struct inline_sym *)e)->name);
+		free((char *)((struct inline_sym *)e)->sym.name);
 		free(e);
 	}
 	for (size_t i = 0; (e = hashmap_next(&c->entries, &i));) {
@@ -146,15 +146,8 @@ static struct dwarf_info *dso_dwarf(struct chain_resolver *c, struct dso *d)
 	if (file) {
 		e->dwarf = dwarf_info_open(file, NULL);
 		if (!e->dwarf) {
-			uint8_t id[DSO_BUILD_ID_MAX];
-			size_t size = d->build_id_size;
-			char *debug;
+			char *debug = dso_debug_file(d);
 
-			if (size)
-				memcpy(id, d->build_id, size);
-			else if (buildid_read(file, id, sizeof(id), &size))
-				size = 0;
-			debug = buildid_debug_file(id, size);
 			if (debug)
 				e->dwarf = dwarf_info_open(file, debug);
 			free(debug);

@@ -257,6 +257,40 @@ static void load_segments(struct dso *d)
 	close(fd);
 }
 
+char *dso_debug_file(struct dso *d)
+{
+	struct dso_cache *c = d->cache;
+	char hex[2 * DSO_BUILD_ID_MAX + 1], *p;
+	uint8_t id[DSO_BUILD_ID_MAX];
+	size_t size = d->build_id_size;
+	const char *file;
+
+	if (size)
+		memcpy(id, d->build_id, size);
+	else if (!(file = dso_file(d)) || buildid_read(file, id, sizeof(id), &size))
+		return NULL;
+	if (!size)
+		return NULL;
+	buildid_hex(id, size, hex);
+	/* perf's cache (buildid-cache adds "debug"), debuginfod's, the system's */
+	if (asprintf(&p, "%s/.build-id/%.2s/%s/debug", c->debug_dir, hex, hex + 2) >= 0) {
+		if (is_file(p))
+			return p;
+		free(p);
+	}
+	if (asprintf(&p, "%s/%s/debuginfo", c->debuginfod_dir, hex) >= 0) {
+		if (is_file(p))
+			return p;
+		free(p);
+	}
+	if (asprintf(&p, "%s/.build-id/%.2s/%s.debug", c->system_debug_dir, hex, hex + 2) >= 0) {
+		if (is_file(p))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
 /*
  * Separate debug info (Debian's -dbgsym packages): /usr/lib/debug/.build-id/
  * xx/yyyy.debug has the full .symtab of a stripped library.

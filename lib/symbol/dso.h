@@ -76,6 +76,14 @@ struct dso *dso_cache_at(const struct dso_cache *c, size_t i);
  */
 const char *dso_file(struct dso *d);
 
+/*
+ * The separate debug file of d (its DWARF), found by build-id: perf's cache
+ * (DEBUG_DIR/.build-id/xx/yyyy/debug), debuginfod's (DIR/HEX/debuginfo),
+ * /usr/lib/debug/.build-id/xx/yyyy.debug. A new string (the caller frees
+ * it), or NULL when there is none.
+ */
+char *dso_debug_file(struct dso *d);
+
 /* Record the build-id of a DSO (from MMAP2 or the BUILD_ID feature). */
 void dso_set_build_id(struct dso *d, const uint8_t *id, size_t size);
 

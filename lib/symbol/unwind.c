@@ -136,13 +136,16 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	struct map *map;
 	uint64_t off;
 
-	if (addr >= c->sp && addr + 8 <= c->sp + c->s->stack_user_dyn_size &&
-	    addr + 8 <= c->sp + c->s->stack_user_size) {
+	uint64_t copied = c->s->stack_user_dyn_size < c->s->stack_user_size ?
+			  c->s->stack_user_dyn_size : c->s->stack_user_size;
+
+	/* offsets, not ends: addr may be anywhere, sp and the sizes what a file says */
+	if (addr >= c->sp && copied >= 8 && addr - c->sp <= copied - 8) {
 		memcpy(result, (const char *)c->s->stack_user + (addr - c->sp), 8);
 		return true;
 	}
 	map = user_map(c, addr, &file);
-	if (!map || addr + 8 > map->end)
+	if (!map || addr > map->end - 8 || map->end - map->start < 8)
 		return false;
 	if (!u->fd_path || strcmp(u->fd_path, file)) {
 		if (u->fd >= 0)
