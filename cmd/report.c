@@ -27,7 +27,7 @@ static const char *const report_usage[] = {
 	"[--dso DSO[,DSO...]] [--symbols SYM[,SYM...]] [-C CPU[,CPU...]] [--time START,STOP] [-n] "
 	"[-q] [--stats] [--limit N] "
 	"[--percent-limit PCT] [--percentage absolute|relative] [--children] "
-	"[-g [MODE,THRESHOLD,ORDER,...]] [-G] [--max-stack N] [--no-demangle] "
+	"[-g [MODE,THRESHOLD,ORDER,...]] [-G] [--max-stack N] [--no-inline] [--no-demangle] "
 	"[--json|--folded|--flamegraph FILE]",
 	NULL,
 };
@@ -37,6 +37,8 @@ enum {
 	OPT_COMM,
 	OPT_DSO,
 	OPT_NO_DEMANGLE,
+	OPT_INLINE,
+	OPT_NO_INLINE,
 	OPT_JSON,
 	OPT_FOLDED,
 	OPT_FLAMEGRAPH,
@@ -74,6 +76,10 @@ static const struct sbx_option report_options[] = {
 	  OPT_STATS },
 	{ "show-nr-samples", 'n', NULL, "a column of sample counts (perf report -n)", 0 },
 	{ "limit", 0, "N", "print the first N rows of each event only", OPT_LIMIT },
+	{ "inline", 0, NULL, "frames of the functions inlined at unwound frames (the default)",
+	  OPT_INLINE },
+	{ "no-inline", 0, NULL, "no frames of inlined functions: DWARF is not read",
+	  OPT_NO_INLINE },
 	{ "no-demangle", 0, NULL, "print C++ and Rust symbol names as they are in the file",
 	  OPT_NO_DEMANGLE },
 	{ "children", 0, NULL, "also the samples of the stacks that hold each row (perf's Children)",
@@ -106,6 +112,7 @@ struct report {
 	struct hist *hist;
 	struct hist_filter filter;
 	bool demangle;		/* C++/Rust names as perf shows them (not --no-demangle) */
+	bool no_inline;		/* --no-inline */
 	struct machine *machine;
 	struct perf_data *data;
 	struct stacks *stacks;	/* --folded, --flamegraph: stacks instead of rows */
@@ -866,6 +873,10 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		}
+		case OPT_INLINE:
+		case OPT_NO_INLINE:
+			r.no_inline = c == OPT_NO_INLINE;
+			break;
 		case OPT_NO_DEMANGLE:
 			r.demangle = false;
 			break;
@@ -936,7 +947,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	/* perf report's --inline (its default): the functions inlined at unwound frames (6.1) */
-	chain_resolver_set_inlines(r.chains, CHAIN_INLINES_UNWOUND, r.demangle);
+	chain_resolver_set_inlines(r.chains, r.no_inline ? CHAIN_INLINES_NONE :
+				   CHAIN_INLINES_UNWOUND, r.demangle);
 	if (r.stats && !(r.event_samples = calloc(perf_data_nr_attrs(in.data) + 1,
 						  sizeof(*r.event_samples)))) {
 		ret = error("out of memory");

@@ -26,7 +26,7 @@
 static const char *const script_usage[] = {
 	"sbx script [-i FILE|-] [-F FIELD[,FIELD...]] [--show-mmap-events] "
 	"[--show-task-events] [--pid PID,...] [--tid TID,...] [--comm COMM,...] "
-	"[-S SYM,...] [-C CPU,...] [--time START,STOP] [--ns] [-G] [--no-demangle] "
+	"[-S SYM,...] [-C CPU,...] [--time START,STOP] [--ns] [-G] [--no-inline] [--no-demangle] "
 	"[--json|--folded]",
 	NULL,
 };
@@ -35,6 +35,8 @@ enum {
 	OPT_MMAP = 0x100,
 	OPT_TASK,
 	OPT_NO_DEMANGLE,
+	OPT_INLINE,
+	OPT_NO_INLINE,
 	OPT_JSON,
 	OPT_FOLDED,
 	OPT_PID,
@@ -59,6 +61,10 @@ static const struct sbx_option script_options[] = {
 	{ "time", 0, "START,STOP", "only the samples taken between these times (seconds)",
 	  OPT_TIME },
 	{ "hide-call-graph", 'G', NULL, "leave out call chains: one line a sample", 0 },
+	{ "inline", 0, NULL, "frames of the functions inlined at unwound frames (the default)",
+	  OPT_INLINE },
+	{ "no-inline", 0, NULL, "no frames of inlined functions: DWARF is not read",
+	  OPT_NO_INLINE },
 	{ "no-demangle", 0, NULL, "print C++ and Rust symbol names as they are in the file",
 	  OPT_NO_DEMANGLE },
 	{ "json", 0, NULL, "print one JSON object per line (JSON Lines)", OPT_JSON },
@@ -88,6 +94,7 @@ struct script {
 	bool fields_given;	/* -F was used: no default differs between text and JSON */
 	bool json, show_mmap, show_task;
 	bool demangle;		/* C++/Rust names as perf shows them (not --no-demangle) */
+	bool no_inline;		/* --no-inline */
 	struct perf_data *data;
 	struct machine *machine;
 	struct chain_resolver *chains;	/* the samples' chains: unwound, inline frames */
@@ -627,6 +634,10 @@ int cmd_script(int argc, char **argv)
 		case OPT_TASK:
 			s.show_task = true;
 			break;
+		case OPT_INLINE:
+		case OPT_NO_INLINE:
+			s.no_inline = c == OPT_NO_INLINE;
+			break;
 		case OPT_NO_DEMANGLE:
 			s.demangle = false;
 			break;
@@ -714,7 +725,8 @@ int cmd_script(int argc, char **argv)
 		goto out;
 	}
 	/* perf script (6.1): the functions inlined at unwound frames */
-	chain_resolver_set_inlines(s.chains, CHAIN_INLINES_UNWOUND, s.demangle);
+	chain_resolver_set_inlines(s.chains, s.no_inline ? CHAIN_INLINES_NONE :
+				   CHAIN_INLINES_UNWOUND, s.demangle);
 	ret = perf_input_run(&in, on_record, &s);
 	if (ret)
 		goto out;

@@ -391,6 +391,21 @@ for k, v in sorted(chains.items()):
 		diff perf.rows sbx.rows
 		grep -q 'sum_squares (inlined)$' sbx.rows
 	done
+	# perf script's lines, the unwound frames and inlined functions included
+	perf script -i dw.data 2>/dev/null > perf.script
+	run -0 --separate-stderr sbx script -i dw.data
+	assert_equal "$output" "$(cat perf.script)"
+	grep -q 'sum_squares+0x[0-9a-f]* (inlined)$' perf.script
+	# --no-inline: the frames as unwound, no inlined function, as perf's
+	perf report --stdio --no-inline --no-children -s sym -g folded,0,callee -i dw.data \
+		2>/dev/null | grep ';' > perf.folded
+	run -0 --separate-stderr sbx report --no-inline --no-children -s sym -g folded,0,callee \
+		-i dw.data
+	grep ';' <<< "$output" | diff perf.folded -
+	! grep -q inlined perf.folded
+	perf script --no-inline -i dw.data 2>/dev/null > perf.script
+	run -0 --separate-stderr sbx script --no-inline -i dw.data
+	assert_equal "$output" "$(cat perf.script)"
 	# the option's values
 	run -2 --separate-stderr sbx record --call-graph lbr -o x.data -- true
 	assert_equal "${stderr_lines[0]}" "sbx record: error: --call-graph: 'lbr' is neither fp nor dwarf[,SIZE]"
