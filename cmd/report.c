@@ -57,7 +57,8 @@ enum {
 
 static const struct sbx_option report_options[] = {
 	{ "input", 'i', "FILE", "perf.data to read, - for stdin (default ./perf.data)", 0 },
-	{ "sort", 's', "KEYS", "group by KEYS: pid, comm, dso, sym, cpu (default comm,dso,sym)",
+	{ "sort", 's', "KEYS", "group by KEYS: pid, comm, dso, sym, cpu, srcline (default "
+	  "comm,dso,sym)",
 	  0 },
 	{ "pid", 0, "PIDS", "only samples of these processes (comma-separated)", OPT_PID },
 	{ "tid", 0, "TIDS", "only samples of these threads (comma-separated)", OPT_TID },
@@ -102,7 +103,7 @@ static const struct sbx_option report_options[] = {
 
 /* what the completions offer for the arguments (--list-values) */
 static const struct sbx_option_values report_values[] = {
-	{ "sort", "pid comm dso sym cpu" },
+	{ "sort", "pid comm dso sym cpu srcline" },
 	{ "percentage", "absolute relative" },
 	{ "call-graph", "graph flat fractal folded none caller callee function percent period count" },
 	{ NULL, NULL },
@@ -127,6 +128,7 @@ struct report {
 	struct addr_location *frames;	/* a sample's stack, resolved (--children, -g) */
 	uint64_t *ips;			/* its addresses as sampled */
 	bool *inlined;			/* its inlined frames (chain_frame.inlined) */
+	const char **srclines;		/* -s srcline: its frames' srclines */
 	struct hist_row **rows;		/* the row of each frame */
 	struct cg_frame *cursor;	/* -g: its frames in the order the graph is printed */
 	size_t cap_frames;
@@ -153,6 +155,13 @@ static int grow_frames(struct report *r, size_t n)
 	inl = realloc(r->inlined, n * sizeof(*inl));
 	if (inl)
 		r->inlined = inl;
+	{
+		const char **sl = realloc(r->srclines, n * sizeof(*sl));
+
+		if (!sl)
+			return sbx_error(-ENOMEM, "out of memory");
+		r->srclines = sl;
+	}
 	f = realloc(r->frames, n * sizeof(*f));
 	if (f)
 		r->frames = f;
@@ -262,8 +271,18 @@ static int add_chain(struct report *r, size_t event, const struct perf_sample *s
 	}
 	label_chain_frames(r, base, nr_chain, leaf->kernel);
 	if (r->children) {
+		const char **sl = NULL;
+
+		/* the srcline key: each frame's (perf makes its chain's from the IP as
+		   sampled, which is not where the frame is: see sbx-report(1)) */
+		if (hist_has_key(r->hist, HIST_KEY_SRCLINE)) {
+			sl = r->srclines;
+			for (size_t i = 0; i <= nr_chain; i++)
+				if (!(sl[i] = chain_srcline(r->chains, &r->frames[base + i])))
+					return sbx_error(-ENOMEM, "out of memory");
+		}
 		err = hist_add_chain(r->hist, event, r->frames + base, nr_chain + 1, s->period,
-				     r->rows);
+				     sl, r->rows);
 		if (err)
 			return err;
 		self = r->rows[0];
@@ -407,6 +426,14 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 	if (!perf_input_sample_wanted(&r->slice, s))
 		return 0;
 	machine_resolve(r->machine, s->pid, s->tid, s->cpumode, s->ip, &al);
+	/* the srcline key: of the address in the file (perf's map__rip_2objdump()) */
+	if (hist_has_key(r->hist, HIST_KEY_SRCLINE)) {
+		const char *sl = chain_srcline(r->chains, &al);
+
+		if (!sl)
+			return sbx_error(-ENOMEM, "out of memory");
+		hist_set_srcline(r->hist, sl);
+	}
 	/* perf's label of an address no symbol holds: relative to its map (map_ip) */
 	if (!al.sym && al.dso)
 		al.addr = al.offset;
@@ -529,6 +556,8 @@ static int print_json(struct report *r, struct hist_row *const *rows, size_t nr,
 			json_object_object_add(o, "comm", json_object_new_string(e->comm));
 		if (hist_has_key(r->hist, HIST_KEY_DSO))
 			json_object_object_add(o, "dso", json_object_new_string(dso_name(e)));
+		if (hist_has_key(r->hist, HIST_KEY_SRCLINE))
+			json_object_object_add(o, "srcline", json_object_new_string(e->srcline));
 		if (hist_has_key(r->hist, HIST_KEY_CPU))	/* -1: the samples have none */
 			json_object_object_add(o, "cpu", json_object_new_int64((int32_t)e->cpu));
 		if (hist_has_key(r->hist, HIST_KEY_SYM)) {
@@ -575,8 +604,9 @@ static int print_json(struct report *r, struct hist_row *const *rows, size_t nr,
 static int print_text(struct report *r, struct hist_row *const *rows, size_t nr, long limit)
 {
 	static const char *const titles[HIST_NR_KEYS] = {
-		"    Pid:Command", "Command", "Shared Object", "Symbol", "CPU" };	/* perf's titles */
-	size_t w[HIST_NR_KEYS] = { 15, 7, 13, 6, 3 };
+		"    Pid:Command", "Command", "Shared Object", "Symbol", "CPU",
+		"Source:Line" };	/* perf's titles */
+	size_t w[HIST_NR_KEYS] = { 15, 7, 13, 6, 3, 11 };
 	const enum hist_key *keys;
 	size_t nr_keys = hist_keys(r->hist, &keys);
 	char buf[4096];
@@ -606,6 +636,8 @@ static int print_text(struct report *r, struct hist_row *const *rows, size_t nr,
 			w[HIST_KEY_COMM] = n > w[HIST_KEY_COMM] ? n : w[HIST_KEY_COMM];
 			n = strlen(dso_name(e));
 			w[HIST_KEY_DSO] = n > w[HIST_KEY_DSO] ? n : w[HIST_KEY_DSO];
+			n = e->srcline ? strlen(e->srcline) : 0;
+			w[HIST_KEY_SRCLINE] = n > w[HIST_KEY_SRCLINE] ? n : w[HIST_KEY_SRCLINE];
 		}
 		if (!r->quiet) {
 			printf("# Samples: %" PRIu64 " of event '%s'\n", event_samples(r, ev),
@@ -657,6 +689,9 @@ static int print_text(struct report *r, struct hist_row *const *rows, size_t nr,
 				case HIST_KEY_SYM:
 					sym_name(r, e, buf, sizeof(buf), true);
 					printf("  %s", buf);
+					break;
+				case HIST_KEY_SRCLINE:
+					printf("  %-*s", (int)w[HIST_KEY_SRCLINE], e->srcline);
 					break;
 				default:
 					break;
@@ -763,7 +798,7 @@ int cmd_report(int argc, char **argv)
 				goto out_opts;
 			if (err) {
 				ret = opts_usage_error(&p, "bad --sort '%s': keys are pid, comm, "
-						       "dso, sym, cpu, each once", p.arg);
+						       "dso, sym, cpu, srcline, each once", p.arg);
 				goto out_opts;
 			}
 			/* perf: a graph's first frame is the row's own, not printed */
@@ -1003,6 +1038,7 @@ out:
 	callgraph_free(r.cg);
 	chain_resolver_free(r.chains);
 	free(r.inlined);
+	free(r.srclines);
 	stacks_free(r.stacks);
 	hist_free(r.hist);
 	hist_filter_release(&r.filter);

@@ -571,6 +571,24 @@ same_graph_blocks() {	# $1 file, ARGS...
 	grep -Eq ' 0\.00% +np +np +\[\.\] 0x0000000000401[0-9a-f]{3}$' sbx--children.rows
 }
 
+@test "report -s srcline: perf's Source:Line rows" {
+	cd "$BATS_TEST_TMPDIR"
+	# the rows of 1% or more, byte for byte: the workers' loop lines, from DWARF
+	perf report --stdio --no-children -g none -s srcline -i "$W/fk.data" 2>/dev/null |
+		grep -v -e '^#' -e '^$' | sed 's/ *$//' |
+		awk '{ p = $1; sub(/%/, "", p) } p >= 1' | sort > perf.rows
+	run -0 --separate-stderr sbx report -s srcline -i "$W/fk.data"
+	grep -v '^#' <<< "$output" | sed 's/ *$//' |
+		awk '{ p = $1; sub(/%/, "", p) } p >= 1' | sort > sbx.rows
+	diff perf.rows sbx.rows
+	grep -Eq '^ +[0-9.]+%  forker\.c:[0-9]+$' sbx.rows
+	grep -q '^# Overhead  Source:Line' <<< "$output"
+	# with other keys, and in JSON
+	run -0 --separate-stderr sbx report -s comm,srcline --json -i "$W/fk.data"
+	jq -e 'all(.[]; has("srcline") and has("comm")) and
+		any(.[]; .srcline | test("^forker\\.c:[0-9]+$"))' <<< "$output"
+}
+
 @test "report -n: perf report -n's Samples column; --limit N rows" {
 	cd "$BATS_TEST_TMPDIR"
 	perf report --stdio --no-children -n -g none -i "$W/fk.data" -s comm,sym 2>/dev/null |

@@ -10,7 +10,8 @@
 #include "util/error.h"
 #include "util/hashmap.h"
 
-static const char *const key_names[HIST_NR_KEYS] = { "pid", "comm", "dso", "sym", "cpu" };
+static const char *const key_names[HIST_NR_KEYS] = { "pid", "comm", "dso", "sym", "cpu",
+						     "srcline" };
 
 struct hist {
 	enum hist_key keys[HIST_NR_KEYS];
@@ -22,6 +23,7 @@ struct hist {
 	uint64_t *out_samples, *out_period;	/* left out by the filters */
 	bool demangle;			/* ties ordered by demangled names */
 	uint32_t cpu;			/* of the samples being added (hist_set_cpu()) */
+	const char *srcline;		/* of the sample being added (hist_set_srcline()) */
 	size_t nr_events;
 	uint64_t total;
 	bool by_children;
@@ -157,6 +159,7 @@ static uint64_t row_hash(const struct hist_row *r)
 	h = hash_combine(h, r->pid);
 	h = hash_combine(h, r->tid);
 	h = hash_combine(h, r->cpu);
+	h = hash_combine(h, (uintptr_t)r->srcline);
 	h = hash_combine(h, (uintptr_t)r->comm);
 	h = hash_combine(h, (uintptr_t)r->dso);
 	h = hash_combine(h, (uintptr_t)r->sym);
@@ -170,6 +173,7 @@ static bool row_eq(const void *entry, const void *key)
 	const struct hist_row *a = entry, *b = key;
 
 	return a->event == b->event && a->pid == b->pid && a->tid == b->tid && a->cpu == b->cpu &&
+	       a->srcline == b->srcline &&
 	       a->comm == b->comm &&
 	       a->dso == b->dso && a->sym == b->sym && a->addr == b->addr &&
 	       (!a->dso || a->kernel == b->kernel);
@@ -196,12 +200,18 @@ static int grow_events(struct hist *h, size_t n)
 	return 0;
 }
 
-/* The row of al in event, made (with zero counts) when missing; NULL when out of memory. */
-static struct hist_row *row_of(struct hist *h, size_t event, const struct addr_location *al)
+/*
+ * The row of al (of that srcline) in event, made (with zero counts) when
+ * missing; NULL when out of memory.
+ */
+static struct hist_row *row_of(struct hist *h, size_t event, const struct addr_location *al,
+			       const char *srcline)
 {
 	struct hist_row key = { .event = event }, *row;
 	uint64_t hash;
 
+	if (h->use[HIST_KEY_SRCLINE])
+		key.srcline = srcline;
 	if (h->use[HIST_KEY_PID]) {	/* perf's pid key is the thread */
 		key.pid = al->pid;
 		key.tid = al->tid;
@@ -238,7 +248,7 @@ int hist_add(struct hist *h, size_t event, const struct addr_location *al, uint6
 {
 	struct hist_row *row;
 
-	if (grow_events(h, event + 1) || !(row = row_of(h, event, al)))
+	if (grow_events(h, event + 1) || !(row = row_of(h, event, al, h->srcline)))
 		return sbx_error(-ENOMEM, "out of memory");
 	row->samples++;
 	row->period += period;
@@ -252,7 +262,7 @@ struct hist_row *hist_row_get(struct hist *h, size_t event, const struct addr_lo
 {
 	if (grow_events(h, event + 1))
 		return NULL;
-	return row_of(h, event, al);
+	return row_of(h, event, al, h->srcline);
 }
 
 int hist_add_filtered_out(struct hist *h, size_t event, uint64_t period)
@@ -265,13 +275,13 @@ int hist_add_filtered_out(struct hist *h, size_t event, uint64_t period)
 }
 
 int hist_add_chain(struct hist *h, size_t event, const struct addr_location *frames, size_t nr,
-		   uint64_t period, struct hist_row **rows)
+		   uint64_t period, const char *const *srclines, struct hist_row **rows)
 {
 	if (grow_events(h, event + 1))
 		return sbx_error(-ENOMEM, "out of memory");
 	h->stacks++;
 	for (size_t i = 0; i < nr; i++) {
-		struct hist_row *row = row_of(h, event, &frames[i]);
+		struct hist_row *row = row_of(h, event, &frames[i], srclines ? srclines[i] : NULL);
 
 		if (!row)
 			return sbx_error(-ENOMEM, "out of memory");
@@ -302,6 +312,11 @@ void hist_set_cpu(struct hist *h, uint32_t cpu)
 	h->cpu = cpu;
 }
 
+void hist_set_srcline(struct hist *h, const char *srcline)
+{
+	h->srcline = srcline;
+}
+
 void hist_set_demangle(struct hist *h, bool on)
 {
 	h->demangle = on;
@@ -330,6 +345,9 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 			break;
 		case HIST_KEY_CPU:
 			c = x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+			break;
+		case HIST_KEY_SRCLINE:
+			c = strcmp(x->srcline ? x->srcline : "", y->srcline ? y->srcline : "");
 			break;
 		case HIST_KEY_COMM:
 			c = strcmp(x->comm ? x->comm : "", y->comm ? y->comm : "");

@@ -25,13 +25,14 @@
 struct cg_node;
 
 enum hist_key { HIST_KEY_PID, HIST_KEY_COMM, HIST_KEY_DSO, HIST_KEY_SYM, HIST_KEY_CPU,
-		HIST_NR_KEYS };
+		HIST_KEY_SRCLINE, HIST_NR_KEYS };
 
 /* One row: one value of the keys within one event. Fields of unused keys are 0/NULL. */
 struct hist_row {
 	size_t event;			/* the caller's event index */
 	uint32_t pid, tid;		/* the pid key: a thread, as in perf */
 	uint32_t cpu;			/* the cpu key: the CPU the samples were taken on */
+	const char *srcline;		/* the srcline key: interned by the caller */
 	const char *comm;		/* interned by the machine */
 	struct dso *dso;		/* NULL: no map held the address */
 	const struct symbol *sym;	/* NULL: no symbol */
@@ -69,7 +70,7 @@ struct hist *hist_new(const enum hist_key *keys, size_t nr_keys);
 void hist_free(struct hist *h);
 
 /*
- * Parse "pid,comm,dso,sym,cpu" ("symbol" is "sym") into keys (room for
+ * Parse "pid,comm,dso,sym,cpu,srcline" ("symbol" is "sym") into keys (room for
  * HIST_NR_KEYS) and *nr. Returns 0, or -EINVAL for an unknown or repeated
  * key or an empty list (with a message).
  */
@@ -113,11 +114,12 @@ int hist_add_filtered_out(struct hist *h, size_t event, uint64_t period);
  * perf report --children: count one sample's stack, frames[0..nr) (leaf
  * first, as resolved), in the children columns of the rows its frames fall
  * in, each row once however often it appears (recursion). Rows that only
- * stacks hold get self 0. When rows is not NULL, rows[i] gets the row of
- * frames[i] (nr of them). Returns 0 or -ENOMEM (with a message).
+ * stacks hold get self 0. With the srcline key, srclines[i] is the srcline
+ * of frames[i]. When rows is not NULL, rows[i] gets the row of frames[i]
+ * (nr of them). Returns 0 or -ENOMEM (with a message).
  */
 int hist_add_chain(struct hist *h, size_t event, const struct addr_location *frames, size_t nr,
-		   uint64_t period, struct hist_row **rows);
+		   uint64_t period, const char *const *srclines, struct hist_row **rows);
 
 /* Sort by the children columns first (perf report --children). */
 void hist_sort_by_children(struct hist *h, bool on);
@@ -132,6 +134,9 @@ void hist_set_depth_order(struct hist *h, int dir);
 
 /* The CPU of the samples added next, for the cpu key (hist_add(), hist_add_chain()). */
 void hist_set_cpu(struct hist *h, uint32_t cpu);
+
+/* The srcline of the sample added next (hist_add(), hist_row_get()), for the srcline key. */
+void hist_set_srcline(struct hist *h, const char *srcline);
 
 /* Order rows of equal counts by demangled symbol names (as shown unless --no-demangle). */
 void hist_set_demangle(struct hist *h, bool on);

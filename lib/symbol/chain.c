@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* A sample's call chain, resolved, unwound and expanded into inline frames (see chain.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,17 @@ struct inline_entry {
 	bool *inlined;
 };
 
+/* A srcline: its string (interned), by (dso, addr). */
+struct srcline_entry {
+	struct dso *dso;
+	uint64_t addr;
+	const char *text;
+};
+
 struct chain_resolver {
 	struct machine *m;
+	struct hashmap srclines;	/* struct srcline_entry, by (dso, addr) */
+	struct hashmap strings;		/* the srcline strings, by content */
 	struct unwinder *unwinder;
 	enum chain_inlines inlines;
 	bool demangle;
@@ -80,6 +90,12 @@ void chain_resolver_free(struct chain_resolver *c)
 		free(((struct inline_entry *)e)->inlined);
 		free(e);
 	}
+	for (size_t i = 0; (e = hashmap_next(&c->srclines, &i));)
+		free(e);
+	for (size_t i = 0; (e = hashmap_next(&c->strings, &i));)
+		free(e);
+	hashmap_release(&c->srclines);
+	hashmap_release(&c->strings);
 	hashmap_release(&c->dwarfs);
 	hashmap_release(&c->syms);
 	hashmap_release(&c->entries);
@@ -300,6 +316,88 @@ static long expand_inlines(struct chain_resolver *c, size_t n, size_t first)
 		}
 	}
 	return (long)k;
+}
+
+/* ------------------------------------------------------------- srclines */
+
+static bool string_is(const void *entry, const void *key)
+{
+	return !strcmp(entry, key);
+}
+
+/* The one copy of text (which the caller frees); NULL when out of memory. */
+static const char *intern(struct chain_resolver *c, char *text)
+{
+	uint64_t h;
+	char *s;
+
+	if (!text)
+		return NULL;
+	h = hash_str(text);
+	s = hashmap_get(&c->strings, h, string_is, text);
+	if (!s && (s = strdup(text)) && hashmap_put(&c->strings, h, s)) {
+		free(s);
+		s = NULL;
+	}
+	free(text);
+	return s;
+}
+
+static bool srcline_is(const void *entry, const void *key)
+{
+	const struct srcline_entry *e = entry;
+	const struct entry_key *k = key;
+
+	return e->dso == k->dso && e->addr == k->addr;
+}
+
+/* perf's __get_srcline(): the line from DWARF, else the symbol and offset, else the DSO and address */
+static char *make_srcline(struct chain_resolver *c, const struct addr_location *al)
+{
+	struct dwarf_info *dw = al->dso->kind == DSO_ELF ? dso_dwarf(c, al->dso) : NULL;
+	const char *file, *base;
+	char *text = NULL;
+	int line;
+
+	if (dw && dwarf_info_line(dw, al->addr, &file, &line) >= 0) {
+		base = strrchr(file, '/');
+		if (asprintf(&text, "%s:%d", base ? base + 1 : file, line) < 0)
+			return NULL;
+		return text;
+	}
+	if (al->sym) {
+		if (asprintf(&text, "%s+%" PRIu64, dso_symbol_name(al->dso, al->sym, c->demangle),
+			     al->addr - al->sym->start) < 0)
+			return NULL;
+	} else if (asprintf(&text, "%s[%" PRIx64 "]", al->dso->short_name, al->addr) < 0) {
+		return NULL;
+	}
+	return text;
+}
+
+const char *chain_srcline(struct chain_resolver *c, const struct addr_location *al)
+{
+	struct entry_key k = { al->dso, al->addr };
+	uint64_t h = hash_u64(hash_combine((uintptr_t)al->dso, al->addr));
+	struct srcline_entry *e;
+
+	if (!al->dso)
+		return intern(c, strdup("[unknown]"));
+	e = hashmap_get(&c->srclines, h, srcline_is, &k);
+	if (e)
+		return e->text;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->dso = al->dso;
+	e->addr = al->addr;
+	e->text = intern(c, make_srcline(c, al));
+	sbx_error_clear();
+	if (!e->text || hashmap_put(&c->srclines, h, e)) {
+		free(e);
+		return NULL;
+	}
+	return e->text;
 }
 
 /* ------------------------------------------------------------- the chain */

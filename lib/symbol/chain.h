@@ -43,6 +43,15 @@ struct chain_frame {
 struct chain_resolver;
 
 /*
+ * perf report's srcline of a sample's location al: "FILE:LINE" (the file's
+ * base name) from the DWARF of its DSO (or its debug file), else "SYM+OFF"
+ * (the offset in decimal), else "DSO[ADDR]" (hex), "[unknown]" outside
+ * every map. Interned: one pointer per string, owned by c. NULL when out of
+ * memory.
+ */
+const char *chain_srcline(struct chain_resolver *c, const struct addr_location *al);
+
+/*
  * The name of f's function as shown: demangled as asked, and for an
  * inlined function its NAME alone, without " (inlined)". Owned by the
  * DSO or the resolver; NULL when f has no symbol.

@@ -605,6 +605,23 @@ size_t dwarf_info_frames(struct dwarf_info *d, uint64_t addr, struct dwarf_frame
 	return dwarf_info_frames_span(d, addr, frames, max, NULL);
 }
 
+int dwarf_info_line(struct dwarf_info *d, uint64_t addr, const char **file, int *line)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+
+	if (!cu_of(d, addr, &cu))
+		return -ENOENT;
+	if (!(l = dwarf_getsrc_die(&cu, addr)) || !(*file = dwarf_linesrc(l, NULL, NULL))) {
+		*file = "";
+		*line = 0;
+		return 1;
+	}
+	if (dwarf_lineno(l, line) || *line < 0)
+		*line = 0;
+	return 0;
+}
+
 size_t dwarf_info_frames_span(struct dwarf_info *d, uint64_t addr, struct dwarf_frame *frames,
 			      size_t max, uint64_t span[2])
 {

@@ -70,6 +70,15 @@ size_t dwarf_info_functions(struct dwarf_info *d, const struct dwarf_func **func
 const struct dwarf_func *dwarf_info_function_at(struct dwarf_info *d, uint64_t addr);
 
 /*
+ * The source line of addr, as addr2line gives it (the innermost, inlined
+ * code's own): *file the path of its file (owned by d), *line its number
+ * (0 when the row has none). 1 when a unit covers addr but no row of its
+ * line table holds it (*file "", *line 0: what addr2line says then);
+ * -ENOENT when no unit covers addr.
+ */
+int dwarf_info_line(struct dwarf_info *d, uint64_t addr, const char **file, int *line);
+
+/*
  * The inline stack at addr, outermost frame first (the function that was
  * compiled out of line), innermost last, into frames (room for max);
  * returns the number of frames (at most max: a deeper stack loses its
