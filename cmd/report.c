@@ -554,8 +554,13 @@ static int print_json(struct report *r, struct hist_row *const *rows, size_t nr,
 		}
 		if (hist_has_key(r->hist, HIST_KEY_COMM))
 			json_object_object_add(o, "comm", json_object_new_string(e->comm));
-		if (hist_has_key(r->hist, HIST_KEY_DSO))
-			json_object_object_add(o, "dso", json_object_new_string(dso_name(e)));
+		if (hist_has_key(r->hist, HIST_KEY_DSO) || hist_has_key(r->hist, HIST_KEY_SYM)) {
+			if (hist_has_key(r->hist, HIST_KEY_DSO))
+				json_object_object_add(o, "dso", json_object_new_string(dso_name(e)));
+			/* the file itself, null outside every map */
+			json_object_object_add(o, "dso_path", e->dso ?
+					       json_object_new_string(e->dso->path) : NULL);
+		}
 		if (hist_has_key(r->hist, HIST_KEY_SRCLINE))
 			json_object_object_add(o, "srcline", json_object_new_string(e->srcline));
 		if (hist_has_key(r->hist, HIST_KEY_CPU))	/* -1: the samples have none */
@@ -563,6 +568,10 @@ static int print_json(struct report *r, struct hist_row *const *rows, size_t nr,
 		if (hist_has_key(r->hist, HIST_KEY_SYM)) {
 			sym_name(r, e, buf, sizeof(buf), false);
 			json_object_object_add(o, "symbol", json_object_new_string(buf));
+			json_object_object_add(o, "kernel", json_object_new_boolean(e->kernel));
+			/* no symbol: the address as a number too, as labelled (in its map) */
+			if (!e->sym)
+				json_object_object_add(o, "address", json_object_new_uint64(e->addr));
 			/* the name in the file, when demangling changed it */
 			if (e->sym && strcmp(e->sym->name, shown_name(r, e)))
 				json_object_object_add(o, "mangled",

@@ -82,10 +82,10 @@ compare_rows() {	# $1 perf rows, $2 sbx rows
 	assert_line --regexp '^ +[0-9]+\.[0-9]+%  noploop +noploop +\[\.\] hot_b$'
 }
 
-@test "report: --json rows carry exactly the sort keys and the counts" {
+@test "report: --json rows carry exactly the sort keys (dso with its path) and the counts" {
 	run -0 sbx report --json -i "$W/nl.data" -s pid,dso
 	echo "$output" | jq -e 'type == "array" and length > 0'
-	echo "$output" | jq -e 'all(.[]; (keys | sort) == ["dso","percent","period","pid","samples","thread_comm","tid"])'
+	echo "$output" | jq -e 'all(.[]; (keys | sort) == ["dso","dso_path","percent","period","pid","samples","thread_comm","tid"])'
 	# percentages add up to 100 and samples to the file's sample count
 	echo "$output" | jq -e '([.[].percent] | add) > 99.99 and ([.[].percent] | add) < 100.01'
 	n=$(perf report --stdio -i "$W/nl.data" 2>/dev/null | sed -n "s/^# Samples: \([0-9]*\) .*/\1/p")
@@ -569,6 +569,29 @@ same_graph_blocks() {	# $1 file, ARGS...
 	# the program's own rows are unresolved, in both forms
 	grep -Eq '[1-9][0-9.]*% +np +np +\[\.\] 0x0000000000001[0-9a-f]{3}$' sbx--children.rows
 	grep -Eq ' 0\.00% +np +np +\[\.\] 0x0000000000401[0-9a-f]{3}$' sbx--children.rows
+	# in JSON, the address of the label as a number, with the DSO's path
+	run -0 --separate-stderr sbx report --json -i np.data -s dso,sym
+	python3 -c '
+import json, sys
+rows = [r for r in json.load(sys.stdin) if r["dso"] == "np" and "address" in r]
+assert rows, "no unresolved row of np"
+for r in rows:
+    assert r["symbol"] == "0x%016x" % r["address"], r
+    assert r["dso_path"].endswith("/np") and r["kernel"] is False, r
+' <<< "$output"
+}
+
+@test "report --json: rows carry the DSO's path, [k] or [.], and unresolved addresses as numbers" {
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr sbx report --json -s dso,sym -i "$W/fk.data"
+	printf '%s\n' "$output" > rows.json
+	# the workers' functions: user symbols of the forker binary, by path
+	jq -e '[.[] | select(.symbol == "spin_1")][0] |
+		(.dso_path | endswith("/forker")) and .kernel == false and (has("address") | not)' rows.json
+	# kernel rows say so; every row's dso_path names its dso
+	jq -e 'any(.[]; .kernel == true and .dso == "[kernel.kallsyms]")' rows.json
+	jq -e 'all(.[]; . as $r | $r.dso_path == null or ($r.dso_path | endswith($r.dso)) or
+		$r.dso == "[kernel.kallsyms]")' rows.json
 }
 
 @test "report -s srcline: perf's Source:Line rows" {
