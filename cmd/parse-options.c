@@ -213,7 +213,8 @@ int opts_next(struct sbx_opts *p)
 	 * `-g caller`: when that word is not an option.
 	 */
 	for (const struct sbx_option *o = p->opts; !optarg && (o->long_name || o->short_name); o++)
-		if (opt_id(o) == c && o->arg && o->arg[0] == '[' && optind < p->argc &&
+		if (opt_id(o) == c && o->arg && o->arg[0] == '[' && o->arg[1] != '=' &&
+		    optind < p->argc &&
 		    p->argv[optind] && p->argv[optind][0] != '-' && p->argv[optind][0]) {
 			p->arg = p->argv[optind++];
 			p->optind = optind;

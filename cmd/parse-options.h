@@ -17,7 +17,8 @@ struct sbx_option {
 	int short_name;		/* 0 for long only */
 	const char *arg;	/* placeholder such as "FILE"; NULL for a flag; "[MODE]":
 				   optional, attached (-gMODE, --opt=MODE) or the next
-				   word when that is not an option (-g MODE, as perf) */
+				   word when that is not an option (-g MODE, as perf);
+				   "[=N]": optional, attached only (-z5, --opt=5) */
 	const char *help;	/* one line */
 	int id;			/* what opts_next() returns; 0 means short_name */
 };

@@ -51,6 +51,8 @@ static const struct sbx_option record_options[] = {
 	{ "all-cpus", 'a', NULL, "record every CPU (system-wide)", 0 },
 	{ "no-inherit", 0, NULL, "not the processes and threads the command starts", OPT_NO_INHERIT },
 	{ "output", 'o', "FILE", "output file, - for pipe mode on stdout (default perf.data)", 0 },
+	{ "compression-level", 'z', "[=LEVEL]", "compress the records with zstd, LEVEL 1 (the "
+	  "default, fastest) to 22, as perf record -z", 0 },
 	{ "mmap-pages", 'm', "PAGES", "ring buffer pages per CPU, a power of 2 (default 128)", 0 },
 	{ "quiet", 'q', NULL, "no summary line", 0 },
 	{ "max-pids", 0, "N", "the command may have at most N processes and threads at once",
@@ -103,6 +105,7 @@ struct rec {
 	struct perf_data_writer *w;
 	struct dso_hits *hits;
 	bool stream;			/* the output is written in pipe mode */
+	int zstd_level;			/* -z: compress the records (0: not) */
 	bool started, ended;
 };
 
@@ -271,6 +274,16 @@ static int parse_args(struct rec *c, int argc, char **argv)
 			break;
 		case 'g':
 			c->cfg.callchain = true;
+			break;
+		case 'z':
+			v = 1;
+			if (p.arg && parse_u64(p.arg, "compression level", 1, &v))
+				goto bad_value;
+			if (v > 22) {
+				error("-z: zstd's levels are 1 to 22, not '%s'", p.arg);
+				goto bad_value;
+			}
+			c->zstd_level = (int)v;
 			break;
 		case OPT_CALL_GRAPH:
 			if (parse_call_graph(p.arg, &c->cfg))
@@ -585,6 +598,8 @@ int cmd_record(int argc, char **argv)
 	/* the file replaced stays as FILE.old, as perf record keeps perf.data.old */
 	perf_data_writer_keep_old(c.w, &c.kept_old);
 	err = write_head(&c, argc, argv);
+	if (!err && c.zstd_level)
+		err = perf_data_writer_set_compression(c.w, c.zstd_level);
 	if (err < 0)
 		goto fail_lib;
 	c.hits = dso_hits_new(c.r);

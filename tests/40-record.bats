@@ -414,6 +414,37 @@ for k, v in sorted(chains.items()):
 	[ ! -e x.data ]
 }
 
+@test "-z: zstd COMPRESSED records that perf reads, file and pipe mode, whatever the level" {
+	# dwarf stacks: samples of 8 KiB, so many records straddle COMPRESSED ones
+	cc -O2 -g -fomit-frame-pointer -o nofp "$TOP/tests/data/unwind/nofp.c"
+	run -0 --separate-stderr sbx record -z --call-graph dwarf -e cpu-clock -F 499 -o z.data -- \
+		./nofp 400
+	run -0 perf report --header-only -i z.data
+	assert_line --regexp '^# compressed : Zstd, level = 1, ratio = [0-9]+$'
+	run -0 perf report --stats -i z.data
+	assert_line --regexp '^ +COMPRESSED events: +[0-9]+'
+	samples=$(perf report --stats -i z.data 2>/dev/null | awk '/SAMPLE events/ { print $3; exit }')
+	[ "$samples" -gt 50 ]
+	# smaller than the same records uncompressed, and the same answers
+	[ "$(stat -c %s z.data)" -lt $((samples * 8192 / 4)) ]
+	perf script -i z.data 2>/dev/null > perf.script
+	run -0 --separate-stderr sbx script -i z.data
+	assert_equal "$output" "$(cat perf.script)"
+	run -0 --separate-stderr sbx report --stats -i z.data
+	assert_line --regexp "^ +SAMPLE events: +$samples\$"
+	# pipe mode, level 19, into perf
+	sbx record -q -z19 -e cpu-clock -o - -- "$W/hot" 20000000 > z.pipe
+	run -0 perf report --stdio --no-children -i - < z.pipe
+	assert_line --regexp '^ +[0-9.]+% +hot +hot +\[\.\] hot_alpha$'
+	run -0 perf report --header-only -i - < z.pipe
+	assert_line --regexp '^# compressed : Zstd, level = 19, ratio = 0$'
+	# -z takes its level attached only: the command is not a level
+	run -2 --separate-stderr sbx record -z23 -o x.data -- true
+	assert_equal "${stderr_lines[0]}" "sbx record: error: -z: zstd's levels are 1 to 22, not '23'"
+	run -0 --separate-stderr sbx record -q -z -o x.data -- true
+	[ -s x.data ]
+}
+
 @test "several events at once: perf tells them apart by id" {
 	run -0 --separate-stderr sbx record -e cpu-clock,task-clock -o out.data -- "$W/hot" 20000000
 	perf_report -i out.data

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "util/error.h"
 #include "perf/perf-data.h"
@@ -51,7 +52,19 @@ struct perf_data_writer {
 	char *buf;
 	size_t buf_len;
 	int err;		/* first write error */
+	/* perf_data_writer_set_compression(): records staged, then zstd into COMPRESSED */
+	ZSTD_CStream *zc;
+	int level;
+	char *zin, *zout;
+	size_t zin_len;
+	uint64_t comp_size;	/* bytes of COMPRESSED records written */
 };
+
+/* Records staged before a zstd flush; a flush gives COMPRESSED records of at most ZOUT_MAX. */
+#define ZIN_MAX		(256U << 10)
+#define ZOUT_MAX	(65535U - 8U - 1U)	/* perf's: the u16 size, less the header, less 1 */
+/* HEADER_COMPRESSED's mmap_len: what one COMPRESSED record may give back, perf's 512 KiB */
+#define ZMMAP_LEN	(512U << 10)
 
 static int wflush(struct perf_data_writer *w)
 {
@@ -229,6 +242,63 @@ static int writer_start(struct perf_data_writer *w)
 	return w->err;
 }
 
+/*
+ * Compress the staged records into COMPRESSED records, as perf record -z
+ * does a ring buffer's worth: one zstd stream through the file, flushed
+ * (ended at close), its output cut into records of at most ZOUT_MAX
+ * bytes, not padded (perf's PERF_RECORD_COMPRESSED).
+ */
+static int zflush(struct perf_data_writer *w, ZSTD_EndDirective mode)
+{
+	ZSTD_inBuffer in = { w->zin, w->zin_len, 0 };
+	size_t left;
+
+	do {
+		ZSTD_outBuffer out = { w->zout + 8, ZOUT_MAX, 0 };
+		struct perf_event_header h = { PERF_RECORD_COMPRESSED, 0, 0 };
+
+		left = ZSTD_compressStream2(w->zc, &out, &in, mode);
+		if (ZSTD_isError(left))
+			return w->err = sbx_error(-EINVAL, "zstd: %s", ZSTD_getErrorName(left));
+		if (out.pos) {
+			h.size = (uint16_t)(8 + out.pos);
+			memcpy(w->zout, &h, sizeof(h));
+			w->comp_size += h.size;
+			if (wbytes(w, w->zout, h.size))
+				return w->err;
+		}
+	} while (left || in.pos < in.size);
+	w->zin_len = 0;
+	return 0;
+}
+
+/* HEADER_COMPRESSED: u32 version, type (1: zstd), level, ratio, mmap_len (perf's header.c) */
+static int add_compressed_feature(struct perf_data_writer *w)
+{
+	uint32_t f[5] = { 1, 1, (uint32_t)w->level, 0, ZMMAP_LEN };
+
+	if (w->comp_size)
+		f[3] = (uint32_t)((w->data_size + w->comp_size / 2) / w->comp_size);
+	return perf_data_writer_add_feature(w, HEADER_COMPRESSED, f, sizeof(f));
+}
+
+int perf_data_writer_set_compression(struct perf_data_writer *w, int level)
+{
+	if (level < 1 || level > 22)
+		return sbx_error(-EINVAL, "compression level %d: zstd's are 1 to 22", level);
+	if (w->zc || (w->started && w->data_size))
+		return sbx_error(-EINVAL, "perf-data writer: compression set after records");
+	w->zc = ZSTD_createCStream();
+	w->zin = malloc(ZIN_MAX);
+	w->zout = malloc(8 + ZOUT_MAX);
+	if (!w->zc || !w->zin || !w->zout ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level)))
+		return sbx_error(-ENOMEM, "out of memory");
+	w->level = level;
+	/* a stream says so before its first COMPRESSED record; a file at the end, with the ratio */
+	return w->pipe ? add_compressed_feature(w) : 0;
+}
+
 int perf_data_writer_write(struct perf_data_writer *w, const void *rec)
 {
 	const struct perf_event_header *h = rec;
@@ -239,12 +309,23 @@ int perf_data_writer_write(struct perf_data_writer *w, const void *rec)
 		return sbx_error(-EINVAL, "perf-data writer: record of type %u has size %u",
 				 h->type, h->size);
 	w->data_size += h->size;
-	return wbytes(w, rec, h->size);
+	if (!w->zc)
+		return wbytes(w, rec, h->size);
+	if (w->zin_len + h->size > ZIN_MAX && zflush(w, ZSTD_e_flush))
+		return w->err;
+	memcpy(w->zin + w->zin_len, rec, h->size);
+	w->zin_len += h->size;
+	return 0;
 }
 
 uint64_t perf_data_writer_data_size(const struct perf_data_writer *w)
 {
 	return w->data_size;
+}
+
+uint64_t perf_data_writer_compressed_size(const struct perf_data_writer *w)
+{
+	return w->comp_size;
 }
 
 size_t perf_string_size(const char *s)
@@ -413,7 +494,7 @@ static int write_file_tail(struct perf_data_writer *w)
 		.size = sizeof(fh),
 		.attr_size = sizeof(struct perf_event_attr) + sizeof(struct perf_file_section),
 		.attrs = { w->attrs_offset, w->data_offset - w->attrs_offset },
-		.data = { w->data_offset, w->data_size },
+		.data = { w->data_offset, w->zc ? w->comp_size : w->data_size },
 	};
 	uint64_t off;
 	size_t nr = 0;
@@ -460,6 +541,9 @@ static void writer_free(struct perf_data_writer *w)
 		free(w->feat[f].buf);
 	free(w->attrs);
 	free(w->buf);
+	ZSTD_freeCStream(w->zc);
+	free(w->zin);
+	free(w->zout);
 	free(w);
 }
 
@@ -475,6 +559,9 @@ int perf_data_writer_close(struct perf_data_writer *w)
 	int err;
 
 	writer_start(w);
+	/* the last records, and the end of the zstd frame; a file's HEADER_COMPRESSED */
+	if (w->zc && !w->err && !zflush(w, ZSTD_e_end) && !w->pipe)
+		add_compressed_feature(w);
 	err = w->pipe ? wflush(w) : write_file_tail(w);
 	if (err)
 		output_abort(w->out);

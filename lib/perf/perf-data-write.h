@@ -76,6 +76,19 @@ size_t perf_string_put(void *p, const char *s);
 uint64_t perf_data_writer_data_size(const struct perf_data_writer *w);
 
 /*
+ * perf record -z: from now on the records are compressed with zstd at
+ * level (1 to 22), into COMPRESSED records (one zstd stream through the
+ * data, flushed every 256 KiB of records, ended at close), and the file
+ * gets HEADER_COMPRESSED (version 1, zstd, the level, the ratio, mmap_len
+ * 512 KiB); a stream gets it at once, as a HEADER_FEATURE record, ratio 0.
+ * After the attrs, before the first record. 0, or -EINVAL / -ENOMEM.
+ */
+int perf_data_writer_set_compression(struct perf_data_writer *w, int level);
+
+/* Bytes of COMPRESSED records written so far (0 without compression). */
+uint64_t perf_data_writer_compressed_size(const struct perf_data_writer *w);
+
+/*
  * Finish: write what is buffered, the attrs, features and header, and
  * commit the output (file mode: synced and put in place). Frees w in
  * every case. Returns 0 or a negative errno (then no file is left behind,
