@@ -641,7 +641,9 @@ static int print_text(struct report *r, struct hist_row *const *rows, size_t nr,
 			/* perf's "%7d:%-*s" of the thread's tid and name */
 			n = 8 + strlen(thread_name(r, e));
 			w[HIST_KEY_PID] = n > w[HIST_KEY_PID] ? n : w[HIST_KEY_PID];
-			n = strlen(e->comm ? e->comm : "");
+			/* perf sizes the column by each row's thread's last name
+			   (thread__comm_len()), and cuts the rows' names to it */
+			n = strlen(machine_thread_name(r->machine, e->first_tid) ?: "");
 			w[HIST_KEY_COMM] = n > w[HIST_KEY_COMM] ? n : w[HIST_KEY_COMM];
 			n = strlen(dso_name(e));
 			w[HIST_KEY_DSO] = n > w[HIST_KEY_DSO] ? n : w[HIST_KEY_DSO];
@@ -686,7 +688,8 @@ static int print_text(struct report *r, struct hist_row *const *rows, size_t nr,
 					       thread_name(r, e));
 					break;
 				case HIST_KEY_COMM:
-					printf("  %-*s", (int)w[HIST_KEY_COMM], e->comm);
+					printf("  %-*.*s", (int)w[HIST_KEY_COMM],
+					       (int)w[HIST_KEY_COMM], e->comm);
 					break;
 				case HIST_KEY_DSO:
 					printf("  %-*s", (int)w[HIST_KEY_DSO], dso_name(e));
