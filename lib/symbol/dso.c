@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* DSOs by path, build-id cache lookup, lazy symbols (see dso.h). */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -190,6 +191,25 @@ static bool is_file(const char *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode);
 }
 
+/* The path fmt makes, when it names a regular file (a new string), else NULL. */
+__attribute__((format(printf, 1, 2)))
+static char *file_at(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	if (is_file(p))
+		return p;
+	free(p);
+	return NULL;
+}
+
 /* The file to read for an ELF DSO: build-id caches first, then the path. */
 static char *find_file(struct dso *d)
 {
@@ -198,26 +218,11 @@ static char *find_file(struct dso *d)
 
 	if (d->build_id_size) {
 		buildid_hex(d->build_id, d->build_id_size, hex);
-		if (asprintf(&p, "%s/.build-id/%.2s/%s/elf", c->debug_dir, hex, hex + 2) >= 0) {
-			if (is_file(p))
-				return p;
-			free(p);
-		}
-		if (asprintf(&p, "%s/.build-id/%.2s/%s", c->debug_dir, hex, hex + 2) >= 0) {
-			if (is_file(p))
-				return p;
-			free(p);
-		}
-		if (asprintf(&p, "%s/%s/executable", c->debuginfod_dir, hex) >= 0) {
-			if (is_file(p))
-				return p;
-			free(p);
-		}
-		if (asprintf(&p, "%s/%s/debuginfo", c->debuginfod_dir, hex) >= 0) {
-			if (is_file(p))
-				return p;
-			free(p);
-		}
+		if ((p = file_at("%s/.build-id/%.2s/%s/elf", c->debug_dir, hex, hex + 2)) ||
+		    (p = file_at("%s/.build-id/%.2s/%s", c->debug_dir, hex, hex + 2)) ||
+		    (p = file_at("%s/%s/executable", c->debuginfod_dir, hex)) ||
+		    (p = file_at("%s/%s/debuginfo", c->debuginfod_dir, hex)))
+			return p;
 	}
 	if (d->path[0] == '/' && is_file(d->path)) {
 		/* a file whose build-id differs from the recorded one is not it */
@@ -273,21 +278,10 @@ char *dso_debug_file(struct dso *d)
 		return NULL;
 	buildid_hex(id, size, hex);
 	/* perf's cache (buildid-cache adds "debug"), debuginfod's, the system's */
-	if (asprintf(&p, "%s/.build-id/%.2s/%s/debug", c->debug_dir, hex, hex + 2) >= 0) {
-		if (is_file(p))
-			return p;
-		free(p);
-	}
-	if (asprintf(&p, "%s/%s/debuginfo", c->debuginfod_dir, hex) >= 0) {
-		if (is_file(p))
-			return p;
-		free(p);
-	}
-	if (asprintf(&p, "%s/.build-id/%.2s/%s.debug", c->system_debug_dir, hex, hex + 2) >= 0) {
-		if (is_file(p))
-			return p;
-		free(p);
-	}
+	if ((p = file_at("%s/.build-id/%.2s/%s/debug", c->debug_dir, hex, hex + 2)) ||
+	    (p = file_at("%s/%s/debuginfo", c->debuginfod_dir, hex)) ||
+	    (p = file_at("%s/.build-id/%.2s/%s.debug", c->system_debug_dir, hex, hex + 2)))
+		return p;
 	return NULL;
 }
 
