@@ -16,6 +16,7 @@
 
 #include "builtin.h"
 #include "parse-options.h"
+#include "perf-input.h"
 #include "util/error.h"
 #include "measure/contain.h"
 #include "measure/events.h"
@@ -49,6 +50,7 @@ static const struct sbx_option record_options[] = {
 	{ "clockid", 'k', "CLOCK", "clock of the timestamps (default monotonic)", 0 },
 	{ "pid", 'p', "PID", "record an existing process and its threads", 0 },
 	{ "all-cpus", 'a', NULL, "record every CPU (system-wide)", 0 },
+	{ "cpu", 'C', "CPUS", "record these CPUs only (0,2-3), system-wide on them", 0 },
 	{ "no-inherit", 0, NULL, "not the processes and threads the command starts", OPT_NO_INHERIT },
 	{ "output", 'o', "FILE", "output file, - for pipe mode on stdout (default perf.data)", 0 },
 	{ "compression-level", 'z', "[=LEVEL]", "compress the records with zstd, LEVEL 1 (the "
@@ -106,6 +108,7 @@ struct rec {
 	struct dso_hits *hits;
 	bool stream;			/* the output is written in pipe mode */
 	int zstd_level;			/* -z: compress the records (0: not) */
+	struct perf_input_cpus cpus;	/* -C */
 	bool started, ended;
 };
 
@@ -308,6 +311,13 @@ static int parse_args(struct rec *c, int argc, char **argv)
 		case 'a':
 			c->target.system_wide = true;
 			break;
+		case 'C':
+			if (perf_input_cpu_option(&p, &c->cpus))
+				goto bad_value;	/* said */
+			c->target.system_wide = true;
+			c->target.cpu_bits = c->cpus.bits;
+			c->target.cpu_bits_words = sizeof(c->cpus.bits) / sizeof(c->cpus.bits[0]);
+			break;
 		case OPT_NO_INHERIT:
 			c->target.no_inherit = true;
 			break;
@@ -353,7 +363,8 @@ static int parse_args(struct rec *c, int argc, char **argv)
 	if (c->cfg.freq && c->cfg.period)
 		return opts_usage_error(&p, "-F and -c exclude each other");
 	if (c->target.pid && c->target.system_wide)
-		return opts_usage_error(&p, "-p and -a exclude each other");
+		return opts_usage_error(&p, c->cpus.set ? "-p and -C exclude each other" :
+					"-p and -a exclude each other");
 	if (c->target.no_inherit && c->target.system_wide)
 		return opts_usage_error(&p, "--no-inherit and -a exclude each other (-a records "
 					"every process)");

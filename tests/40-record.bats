@@ -445,6 +445,25 @@ for k, v in sorted(chains.items()):
 	[ -s x.data ]
 }
 
+@test "-C: only the CPUs listed, every process on them, as perf record -C" {
+	[ "$(nproc)" -ge 2 ] || skip_hw "one CPU: nothing to leave out"
+	# two busy processes, one per CPU: only CPU 1's samples are recorded
+	run -0 --separate-stderr sbx record -C 1 -e cpu-clock -F 499 -o c.data -- \
+		sh -c "taskset -c 0 '$W/hot' 200000000 & taskset -c 1 '$W/hot' 200000000; wait"
+	run -0 perf script -F cpu -i c.data
+	[ "${#lines[@]}" -gt 20 ]
+	[ -z "$(printf '%s\n' "${lines[@]}" | tr -d ' ' | grep -vx '\[001\]')" ]
+	# sbx report -C 0 finds none of them
+	run -0 --separate-stderr sbx report -C 0 -i c.data
+	assert_output "# no samples match the filters"
+	# a CPU that is not there, and -p
+	run -1 --separate-stderr sbx record -q -C 4095 -o x.data -- true
+	assert_equal "$stderr" "sbx record: error: -C: CPU 4095 is not online"
+	[ ! -e x.data ]
+	run -2 --separate-stderr sbx record -C 0 -p 1 -o x.data
+	assert_equal "${stderr_lines[0]}" "sbx record: error: -p and -C exclude each other"
+}
+
 @test "several events at once: perf tells them apart by id" {
 	run -0 --separate-stderr sbx record -e cpu-clock,task-clock -o out.data -- "$W/hot" 20000000
 	perf_report -i out.data

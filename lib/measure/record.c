@@ -460,6 +460,29 @@ int record_open(struct record *r, const struct record_target *t)
 	nr_cpus = online_cpus(&cpus);
 	if (nr_cpus < 0)
 		return sbx_error_errno(nr_cpus, "cannot list the online CPUs");
+	if (t->cpu_bits) {
+		/* -C: the online CPUs of the list, and every CPU of the list online */
+		int kept = 0;
+
+		for (size_t w = 0; w < t->cpu_bits_words; w++)
+			for (int b = 0; b < 64; b++) {
+				int cpu = (int)(w * 64) + b, on = 0;
+
+				if (!(t->cpu_bits[w] >> b & 1))
+					continue;
+				for (c = 0; c < nr_cpus && !on; c++)
+					on = cpus[c] == cpu;
+				if (!on) {
+					free(cpus);
+					return sbx_error(-EINVAL, "-C: CPU %d is not online", cpu);
+				}
+			}
+		for (c = 0; c < nr_cpus; c++)
+			if ((size_t)cpus[c] / 64 < t->cpu_bits_words &&
+			    (t->cpu_bits[cpus[c] / 64] >> (cpus[c] % 64) & 1))
+				cpus[kept++] = cpus[c];
+		nr_cpus = kept;
+	}
 
 	if (t->system_wide) {
 		nr_tids = 1;

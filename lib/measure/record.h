@@ -51,6 +51,9 @@ struct record_target {
 	bool workload;		/* pid is a corked workload: count from its exec on */
 	bool system_wide;	/* every CPU, every process (pid ignored) */
 	bool no_inherit;	/* not the children the process starts (perf's --no-inherit) */
+	/* -C: system-wide on these CPUs only, a bit each (cpu_bits[cpu / 64]); NULL: all */
+	const uint64_t *cpu_bits;
+	size_t cpu_bits_words;
 };
 
 /* Counts gathered while draining, for the closing summary. */
