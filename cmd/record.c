@@ -30,12 +30,12 @@
 
 static const char *const record_usage[] = {
 	"sbx record [OPTIONS] [--] COMMAND [ARGS...]",
-	"sbx record [OPTIONS] -p PID",
+	"sbx record [OPTIONS] -p PID[,PID...]",
 	"sbx record [OPTIONS] -a [[--] COMMAND [ARGS...]]",
 	NULL,
 };
 
-enum { OPT_MAX_EVENTS = 64 };
+enum { OPT_MAX_EVENTS = 64, MAX_PIDS = 256 };
 
 enum { OPT_MAX_PIDS = 0x100, OPT_MAX_MEMORY, OPT_NO_INHERIT, OPT_CALL_GRAPH };
 
@@ -48,7 +48,7 @@ static const struct sbx_option record_options[] = {
 	  "default 8192) and registers, unwound at report time", OPT_CALL_GRAPH },
 	{ "branch-any", 'b', NULL, "record the taken branches (needs LBR)", 0 },
 	{ "clockid", 'k', "CLOCK", "clock of the timestamps (default monotonic)", 0 },
-	{ "pid", 'p', "PID", "record an existing process and its threads", 0 },
+	{ "pid", 'p', "PID[,PID...]", "record existing processes and their threads", 0 },
 	{ "all-cpus", 'a', NULL, "record every CPU (system-wide)", 0 },
 	{ "cpu", 'C', "CPUS", "record these CPUs only (0,2-3), system-wide on them", 0 },
 	{ "no-inherit", 0, NULL, "not the processes and threads the command starts", OPT_NO_INHERIT },
@@ -109,6 +109,8 @@ struct rec {
 	bool stream;			/* the output is written in pipe mode */
 	int zstd_level;			/* -z: compress the records (0: not) */
 	struct perf_input_cpus cpus;	/* -C */
+	pid_t pids[MAX_PIDS];		/* -p */
+	size_t nr_pids;
 	bool started, ended;
 };
 
@@ -303,11 +305,28 @@ static int parse_args(struct rec *c, int argc, char **argv)
 			}
 			c->cfg.clockid = err;
 			break;
-		case 'p':
-			if (parse_u64(p.arg, "pid", 1, &v) || v > INT_MAX)
+		case 'p': {
+			/* -p PID[,PID...], and -p again: several processes */
+			char *list = p.arg, *tok, *save = NULL;
+
+			for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				if (parse_u64(tok, "pid", 1, &v) || v > INT_MAX)
+					goto bad_value;
+				if (c->nr_pids == MAX_PIDS) {
+					error("-p: at most %d processes", MAX_PIDS);
+					goto bad_value;
+				}
+				c->pids[c->nr_pids++] = (pid_t)v;
+			}
+			if (!c->nr_pids) {
+				error("invalid pid '%s'", p.arg);
 				goto bad_value;
-			c->target.pid = (pid_t)v;
+			}
+			c->target.pid = c->pids[0];
+			c->target.pids = c->pids;
+			c->target.nr_pids = c->nr_pids;
 			break;
+		}
 		case 'a':
 			c->target.system_wide = true;
 			break;
@@ -459,6 +478,15 @@ static int write_head(struct rec *c, int argc, char **argv)
 	return err < 0 ? err : 0;
 }
 
+/* -p: whether one of the processes is still there. */
+static bool any_alive(const struct rec *c)
+{
+	for (size_t i = 0; i < c->nr_pids; i++)
+		if (kill(c->pids[i], 0) == 0 || errno != ESRCH)
+			return true;
+	return false;
+}
+
 /* Drain, poll and handle signals until the workload or the target ends. */
 static int run_loop(struct rec *c)
 {
@@ -500,8 +528,7 @@ static int run_loop(struct rec *c)
 					kill(workload_pid(c->wl), stop_signal);
 				forwarded = true;
 			}
-		} else if (stop_signal || (c->target.pid && kill(c->target.pid, 0) < 0 &&
-					   errno == ESRCH)) {
+		} else if (stop_signal || (c->nr_pids && !any_alive(c))) {
 			c->ended = true;
 			record_disable(c->r);
 			continue;
@@ -631,7 +658,8 @@ int cmd_record(int argc, char **argv)
 	if (!err && c.target.system_wide)
 		err = synthesize_all_processes(c.r, sink, &c);
 	else if (!err && !c.target.workload)
-		err = synthesize_process(c.r, c.target.pid, sink, &c);
+		for (size_t i = 0; i < c.nr_pids && !err; i++)
+			err = synthesize_process(c.r, c.pids[i], sink, &c);
 	if (err < 0)
 		goto fail_lib;
 	if (c.wl) {

@@ -509,6 +509,35 @@ for k, v in sorted(chains.items()):
 	assert_regex "$(top_entry)" " +$pid:hot +\[\.\] hot_alpha\$"
 }
 
+@test "-p PID,PID and -p again: several processes, until the last one ends" {
+	# two processes (seconds long: sbx may start slowly on a busy machine); the
+	# recording ends with the later one
+	"$WORKLOADS/noploop" 3000 > /dev/null &
+	local a=$!
+	"$WORKLOADS/noploop" 4000 > /dev/null &
+	local b=$!
+	sleep 0.2
+	run -0 --separate-stderr timeout -s INT 60 "$SBX" record -e cpu-clock -p "$a,$b" -o out.data
+	! kill -0 "$a" 2>/dev/null && ! kill -0 "$b" 2>/dev/null
+	perf_report --sort pid -i out.data
+	assert_line --regexp "^ +[0-9.]+% +$a:noploop\$"
+	assert_line --regexp "^ +[0-9.]+% +$b:noploop\$"
+	# the same with -p twice
+	"$WORKLOADS/noploop" 3000 > /dev/null &
+	a=$!
+	"$WORKLOADS/noploop" 3000 > /dev/null &
+	b=$!
+	sleep 0.2
+	run -0 --separate-stderr timeout -s INT 60 "$SBX" record -e cpu-clock -p "$a" -p "$b" -o two.data
+	perf_report --sort pid -i two.data
+	assert_line --regexp "^ +[0-9.]+% +$a:noploop\$"
+	assert_line --regexp "^ +[0-9.]+% +$b:noploop\$"
+	# one pid that is not there fails the whole
+	run -1 --separate-stderr sbx record -e cpu-clock -p "$$,999999999" -o x.data
+	assert_regex "$stderr" "no process 999999999"
+	[ ! -e x.data ]
+}
+
 @test "-p of a process that does not exist" {
 	run -1 --separate-stderr sbx record -e cpu-clock -p 999999999 -o out.data
 	assert_regex "$stderr" "no process 999999999"

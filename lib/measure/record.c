@@ -501,10 +501,26 @@ int record_open(struct record *r, const struct record_target *t)
 		}
 		tids[0] = t->pid;
 	} else {
-		nr_tids = process_threads(t->pid, &tids);
-		if (nr_tids < 0) {
-			err = nr_tids;
-			goto out;
+		/* the threads of each process (-p PID[,PID...]) */
+		nr_tids = 0;
+		for (size_t i = 0; i < (t->nr_pids ? t->nr_pids : 1); i++) {
+			pid_t *more = NULL, *v;
+			int n = process_threads(t->nr_pids ? t->pids[i] : t->pid, &more);
+
+			if (n < 0) {
+				err = n;
+				goto out;
+			}
+			v = realloc(tids, (size_t)(nr_tids + n) * sizeof(*v));
+			if (!v) {
+				free(more);
+				err = -ENOMEM;
+				goto out;
+			}
+			tids = v;
+			memcpy(tids + nr_tids, more, (size_t)n * sizeof(*more));
+			nr_tids += n;
+			free(more);
 		}
 	}
 

@@ -48,6 +48,8 @@ struct record_config {
 /* Whom the counters follow. */
 struct record_target {
 	pid_t pid;		/* > 0: this process (and, with inherit, its children) */
+	const pid_t *pids;	/* -p with several: these processes (pid is the first) */
+	size_t nr_pids;
 	bool workload;		/* pid is a corked workload: count from its exec on */
 	bool system_wide;	/* every CPU, every process (pid ignored) */
 	bool no_inherit;	/* not the children the process starts (perf's --no-inherit) */
