@@ -307,17 +307,32 @@ static int parse_args(struct rec *c, int argc, char **argv)
 			break;
 		case 'p': {
 			/* -p PID[,PID...], and -p again: several processes */
-			char *list = p.arg, *tok, *save = NULL;
+			/* a copy: argv stays as given, for the cmdline feature */
+			char *list = strdup(p.arg), *tok, *save = NULL;
+			bool dup;
 
+			if (!list) {
+				error("out of memory");
+				goto bad_value;
+			}
 			for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				if (parse_u64(tok, "pid", 1, &v) || v > INT_MAX)
+				if (parse_u64(tok, "pid", 1, &v) || v > INT_MAX) {
+					free(list);
 					goto bad_value;
+				}
+				dup = false;
+				for (size_t i = 0; i < c->nr_pids; i++)
+					dup |= c->pids[i] == (pid_t)v;
+				if (dup)
+					continue;	/* once, as perf */
 				if (c->nr_pids == MAX_PIDS) {
 					error("-p: at most %d processes", MAX_PIDS);
+					free(list);
 					goto bad_value;
 				}
 				c->pids[c->nr_pids++] = (pid_t)v;
 			}
+			free(list);
 			if (!c->nr_pids) {
 				error("invalid pid '%s'", p.arg);
 				goto bad_value;

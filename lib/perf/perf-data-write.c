@@ -60,8 +60,15 @@ struct perf_data_writer {
 	uint64_t comp_size;	/* bytes of COMPRESSED records written */
 };
 
-/* Records staged before a zstd flush; a flush gives COMPRESSED records of at most ZOUT_MAX. */
+/*
+ * Records staged before a zstd flush, compressed ZCHUNK at a time: the most
+ * a chunk can give, ZSTD_COMPRESSBOUND(32 KiB) and a block header, fits in
+ * one COMPRESSED record of at most ZOUT_MAX, so that every record holds
+ * whole blocks and gives back data (perf's reader refuses one that gives
+ * none). Records may straddle chunks: the stream is one.
+ */
 #define ZIN_MAX		(256U << 10)
+#define ZCHUNK		(32U << 10)
 #define ZOUT_MAX	(65535U - 8U - 1U)	/* perf's: the u16 size, less the header, less 1 */
 /* HEADER_COMPRESSED's mmap_len: what one COMPRESSED record may give back, perf's 512 KiB */
 #define ZMMAP_LEN	(512U << 10)
@@ -248,26 +255,31 @@ static int writer_start(struct perf_data_writer *w)
  * (ended at close), its output cut into records of at most ZOUT_MAX
  * bytes, not padded (perf's PERF_RECORD_COMPRESSED).
  */
-static int zflush(struct perf_data_writer *w, ZSTD_EndDirective mode)
+static int zflush(struct perf_data_writer *w)
 {
-	ZSTD_inBuffer in = { w->zin, w->zin_len, 0 };
-	size_t left;
+	for (size_t off = 0; off < w->zin_len; off += ZCHUNK) {
+		size_t n = w->zin_len - off < ZCHUNK ? w->zin_len - off : ZCHUNK;
+		ZSTD_inBuffer in = { w->zin + off, n, 0 };
+		size_t left;
 
-	do {
-		ZSTD_outBuffer out = { w->zout + 8, ZOUT_MAX, 0 };
-		struct perf_event_header h = { PERF_RECORD_COMPRESSED, 0, 0 };
+		/* perf flushes its stream and never ends it: neither do we */
+		do {
+			ZSTD_outBuffer out = { w->zout + 8, ZOUT_MAX, 0 };
+			struct perf_event_header h = { PERF_RECORD_COMPRESSED, 0, 0 };
 
-		left = ZSTD_compressStream2(w->zc, &out, &in, mode);
-		if (ZSTD_isError(left))
-			return w->err = sbx_error(-EINVAL, "zstd: %s", ZSTD_getErrorName(left));
-		if (out.pos) {
-			h.size = (uint16_t)(8 + out.pos);
-			memcpy(w->zout, &h, sizeof(h));
-			w->comp_size += h.size;
-			if (wbytes(w, w->zout, h.size))
-				return w->err;
-		}
-	} while (left || in.pos < in.size);
+			left = ZSTD_compressStream2(w->zc, &out, &in, ZSTD_e_flush);
+			if (ZSTD_isError(left))
+				return w->err = sbx_error(-EIO, "zstd: %s",
+							  ZSTD_getErrorName(left));
+			if (out.pos) {
+				h.size = (uint16_t)(8 + out.pos);
+				memcpy(w->zout, &h, sizeof(h));
+				w->comp_size += h.size;
+				if (wbytes(w, w->zout, h.size))
+					return w->err;
+			}
+		} while (left || in.pos < in.size);
+	}
 	w->zin_len = 0;
 	return 0;
 }
@@ -277,9 +289,14 @@ static int add_compressed_feature(struct perf_data_writer *w)
 {
 	uint32_t f[5] = { 1, 1, (uint32_t)w->level, 0, ZMMAP_LEN };
 
+	int err;
+
 	if (w->comp_size)
 		f[3] = (uint32_t)((w->data_size + w->comp_size / 2) / w->comp_size);
-	return perf_data_writer_add_feature(w, HEADER_COMPRESSED, f, sizeof(f));
+	err = perf_data_writer_add_feature(w, HEADER_COMPRESSED, f, sizeof(f));
+	if (err && !w->err)
+		w->err = err;
+	return err;
 }
 
 int perf_data_writer_set_compression(struct perf_data_writer *w, int level)
@@ -291,9 +308,10 @@ int perf_data_writer_set_compression(struct perf_data_writer *w, int level)
 	w->zc = ZSTD_createCStream();
 	w->zin = malloc(ZIN_MAX);
 	w->zout = malloc(8 + ZOUT_MAX);
-	if (!w->zc || !w->zin || !w->zout ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level)))
+	if (!w->zc || !w->zin || !w->zout)
 		return sbx_error(-ENOMEM, "out of memory");
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level)))
+		return sbx_error(-EINVAL, "zstd: cannot set compression level %d", level);
 	w->level = level;
 	/* a stream says so before its first COMPRESSED record; a file at the end, with the ratio */
 	return w->pipe ? add_compressed_feature(w) : 0;
@@ -311,7 +329,7 @@ int perf_data_writer_write(struct perf_data_writer *w, const void *rec)
 	w->data_size += h->size;
 	if (!w->zc)
 		return wbytes(w, rec, h->size);
-	if (w->zin_len + h->size > ZIN_MAX && zflush(w, ZSTD_e_flush))
+	if (w->zin_len + h->size > ZIN_MAX && zflush(w))
 		return w->err;
 	memcpy(w->zin + w->zin_len, rec, h->size);
 	w->zin_len += h->size;
@@ -403,6 +421,9 @@ int perf_data_writer_add_feature(struct perf_data_writer *w, int feat, const voi
 		return sbx_error(-EINVAL, "perf-data writer: unknown feature %d", feat);
 	if (w->pipe) {
 		if (writer_start(w))
+			return w->err;
+		/* in the stream's order: the records staged for zstd first */
+		if (w->zc && w->zin_len && zflush(w))
 			return w->err;
 		return pipe_feature(w, feat, buf, len);
 	}
@@ -559,9 +580,9 @@ int perf_data_writer_close(struct perf_data_writer *w)
 	int err;
 
 	writer_start(w);
-	/* the last records, and the end of the zstd frame; a file's HEADER_COMPRESSED */
-	if (w->zc && !w->err && !zflush(w, ZSTD_e_end) && !w->pipe)
-		add_compressed_feature(w);
+	/* the last records; a file's HEADER_COMPRESSED */
+	if (w->zc && !w->err && !zflush(w) && !w->pipe)
+		add_compressed_feature(w);	/* sets w->err on failure */
 	err = w->pipe ? wflush(w) : write_file_tail(w);
 	if (err)
 		output_abort(w->out);
@@ -576,8 +597,11 @@ void perf_data_writer_abort(struct perf_data_writer *w)
 	if (!w)
 		return;
 	/* a stream keeps what it was sent: flush it, there is no taking it back */
-	if (w->pipe)
+	if (w->pipe) {
+		if (w->zc && w->zin_len)
+			zflush(w);
 		wflush(w);
+	}
 	output_abort(w->out);
 	writer_free(w);
 }

@@ -78,7 +78,8 @@ uint64_t perf_data_writer_data_size(const struct perf_data_writer *w);
 /*
  * perf record -z: from now on the records are compressed with zstd at
  * level (1 to 22), into COMPRESSED records (one zstd stream through the
- * data, flushed every 256 KiB of records, ended at close), and the file
+ * data, flushed every 32 KiB of the records staged, never ended, as perf's),
+ * and the file
  * gets HEADER_COMPRESSED (version 1, zstd, the level, the ratio, mmap_len
  * 512 KiB); a stream gets it at once, as a HEADER_FEATURE record, ratio 0.
  * After the attrs, before the first record. 0, or -EINVAL / -ENOMEM.
