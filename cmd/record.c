@@ -400,7 +400,10 @@ static int parse_args(struct rec *c, int argc, char **argv)
 		return opts_usage_error(&p, c->cpus.set ? "-p and -C exclude each other" :
 					"-p and -a exclude each other");
 	if (c->target.no_inherit && c->target.system_wide)
-		return opts_usage_error(&p, "--no-inherit and -a exclude each other (-a records "
+		return opts_usage_error(&p, c->cpus.set ?
+					"--no-inherit and -C exclude each other (-C records "
+					"every process on those CPUs)" :
+					"--no-inherit and -a exclude each other (-a records "
 					"every process)");
 	if (c->target.pid && c->cmd_argv)
 		return opts_usage_error(&p, "-p records an existing process: give no command");

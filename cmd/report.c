@@ -129,6 +129,7 @@ struct report {
 	uint64_t *ips;			/* its addresses as sampled */
 	bool *inlined;			/* its inlined frames (chain_frame.inlined) */
 	const char **srclines;		/* -s srcline: its frames' srclines */
+	const char *leaf_srcline;	/* -s srcline: the sample's own */
 	struct hist_row **rows;		/* the row of each frame */
 	struct cg_frame *cursor;	/* -g: its frames in the order the graph is printed */
 	size_t cap_frames;
@@ -277,7 +278,9 @@ static int add_chain(struct report *r, size_t event, const struct perf_sample *s
 		   sampled, which is not where the frame is: see sbx-report(1)) */
 		if (hist_has_key(r->hist, HIST_KEY_SRCLINE)) {
 			sl = r->srclines;
-			for (size_t i = 0; i <= nr_chain; i++)
+			/* the leaf's, from its address before relabelling */
+			sl[0] = r->leaf_srcline;
+			for (size_t i = 1; i <= nr_chain; i++)
 				if (!(sl[i] = chain_srcline(r->chains, &r->frames[base + i])))
 					return sbx_error(-ENOMEM, "out of memory");
 		}
@@ -433,6 +436,7 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 		if (!sl)
 			return sbx_error(-ENOMEM, "out of memory");
 		hist_set_srcline(r->hist, sl);
+		r->leaf_srcline = sl;
 	}
 	/* perf's label of an address no symbol holds: relative to its map (map_ip) */
 	if (!al.sym && al.dso)

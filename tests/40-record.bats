@@ -951,4 +951,6 @@ teardown() {
 	assert_output --partial noploop
 	run -2 --separate-stderr sbx record --no-inherit -a -o x.data -- true
 	assert_equal "${stderr_lines[0]}" "sbx record: error: --no-inherit and -a exclude each other (-a records every process)"
+	run -2 --separate-stderr sbx record --no-inherit -C 0 -o x.data -- true
+	assert_equal "${stderr_lines[0]}" "sbx record: error: --no-inherit and -C exclude each other (-C records every process on those CPUs)"
 }

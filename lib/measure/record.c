@@ -443,8 +443,23 @@ static int map_ring(struct record *r, struct ring *ring)
 	return 0;
 }
 
+/* "1, 2 and 3": the pids of -p for a message, cut short with "…" when long. */
+static const char *pid_list(const pid_t *pids, size_t nr, char *buf, size_t size)
+{
+	size_t len = 0, i;
+
+	buf[0] = 0;
+	for (i = 0; i < nr && len + 32 < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%d",
+					!i ? "" : i + 1 < nr ? ", " : " and ", (int)pids[i]);
+	if (i < nr)
+		snprintf(buf + len, size - len, "…");
+	return buf;
+}
+
 int record_open(struct record *r, const struct record_target *t)
 {
+	char pbuf[256];
 	int *cpus = NULL, nr_cpus, nr_tids, err = 0, c, k;
 	pid_t *tids = NULL;
 	size_t e;
@@ -591,7 +606,10 @@ retry:
 			}
 		}
 	}
-	if (!r->nr_rings)
+	if (!r->nr_rings && t->nr_pids > 1)
+		err = sbx_error(-ESRCH, "processes %s have no thread left to record",
+				pid_list(t->pids, t->nr_pids, pbuf, sizeof(pbuf)));
+	else if (!r->nr_rings)
 		err = sbx_error(-ESRCH, "process %d has no thread left to record", (int)t->pid);
 	r->opened = true;
 out:
