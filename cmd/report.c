@@ -13,6 +13,7 @@
 #include "symbol/addrspace.h"
 #include "symbol/chain.h"
 #include "util/error.h"
+#include "perf/header-info.h"
 #include "perf/perf-data.h"
 #include "perf/session.h"
 #include "profile/callgraph.h"
@@ -25,7 +26,7 @@ static const char *const report_usage[] = {
 	"sbx report [-i FILE|-] [-s KEY[,KEY...]] [--pid PID[,PID...]] [--tid TID[,TID...]] "
 	"[--comm COMM[,COMM...]] "
 	"[--dso DSO[,DSO...]] [--symbols SYM[,SYM...]] [-C CPU[,CPU...]] [--time START,STOP] [-n] "
-	"[-q] [--stats] [--limit N] "
+	"[-q] [--stats] [--header|--header-only] [-I] [--limit N] "
 	"[--percent-limit PCT] [--percentage absolute|relative] [--children] "
 	"[-g [MODE,THRESHOLD,ORDER,...]] [-G] [--max-stack N] [--no-inline] [--no-demangle] "
 	"[--json|--folded|--flamegraph FILE]",
@@ -53,6 +54,8 @@ enum {
 	OPT_STATS,
 	OPT_TIME,
 	OPT_MAX_STACK,
+	OPT_HEADER,
+	OPT_HEADER_ONLY,
 };
 
 static const struct sbx_option report_options[] = {
@@ -75,6 +78,10 @@ static const struct sbx_option report_options[] = {
 	{ "quiet", 'q', NULL, "no header lines: the rows only", 0 },
 	{ "stats", 0, NULL, "the number of records of each type, as perf report --stats",
 	  OPT_STATS },
+	{ "header", 0, NULL, "print the recording's header info first, as perf report --header",
+	  OPT_HEADER },
+	{ "header-only", 0, NULL, "print the recording's header info only", OPT_HEADER_ONLY },
+	{ "show-info", 'I', NULL, "with --header: the topology features in full", 0 },
 	{ "show-nr-samples", 'n', NULL, "a column of sample counts (perf report -n)", 0 },
 	{ "limit", 0, "N", "print the first N rows of each event only", OPT_LIMIT },
 	{ "inline", 0, NULL, "frames of the functions inlined at unwound frames (the default)",
@@ -119,6 +126,8 @@ struct report {
 	struct stacks *stacks;	/* --folded, --flamegraph: stacks instead of rows */
 	bool children;		/* --children */
 	bool show_nr;		/* -n: a samples column */
+	bool header;		/* --header: the header info first (pipe mode: features as they pass) */
+	bool show_info;		/* -I */
 	bool relative;		/* --percentage relative: shares of the samples kept */
 	bool quiet;		/* -q */
 	double percent_limit;	/* --percent-limit */
@@ -419,6 +428,8 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 	struct addr_location al;
 	int err;
 
+	if (rec->type == PERF_RECORD_HEADER_FEATURE && r->header)
+		perf_header_fprintf_feature_record(stdout, r->data, rec, r->show_info);
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return machine_process_record(r->machine, rec);
 	if (r->stats) {
@@ -786,7 +797,7 @@ int cmd_report(int argc, char **argv)
 	struct report r = { 0 };
 	struct sbx_opts p;
 	const char *input = "perf.data";
-	bool json = sbx_globals.json, folded = false;
+	bool json = sbx_globals.json, folded = false, header_only = false;
 	bool graph = false, order_set = false, children_set = false;
 	const char *flamegraph = NULL;
 	long limit = -1;
@@ -886,6 +897,15 @@ int cmd_report(int argc, char **argv)
 		case OPT_STATS:
 			r.stats = true;
 			break;
+		case OPT_HEADER:
+			r.header = true;
+			break;
+		case OPT_HEADER_ONLY:
+			header_only = true;
+			break;
+		case 'I':
+			r.show_info = true;
+			break;
 		case OPT_TIME:
 			ret = perf_input_time_option(&p, &r.slice.time);
 			if (ret)
@@ -957,6 +977,11 @@ int cmd_report(int argc, char **argv)
 		ret = opts_usage_error(&p, "--json, --folded and --flamegraph exclude each other");
 		goto out_opts;
 	}
+	if ((r.header || header_only) && (folded || flamegraph || json)) {
+		ret = opts_usage_error(&p, "--header and --header-only print text: not with --json, "
+				       "--folded or --flamegraph");
+		goto out_opts;
+	}
 	if (graph && (folded || flamegraph || r.stats)) {
 		ret = opts_usage_error(&p, "-g and -G print graphs under rows: not with --folded, "
 				       "--flamegraph or --stats");
@@ -991,6 +1016,17 @@ int cmd_report(int argc, char **argv)
 	ret = perf_input_open(&in, input);
 	if (ret)
 		goto out;
+	if (header_only) {
+		/* perf report: in pipe mode the features that follow too */
+		ret = perf_header_fprintf(stdout, in.data, r.show_info) ||
+		      perf_header_fprintf_pipe_features(stdout, in.data, r.show_info) ?
+		      error_lib(-EIO, "report") : EXIT_OK;
+		goto out;
+	}
+	if (r.header && perf_header_fprintf(stdout, in.data, r.show_info)) {
+		ret = error_lib(-EIO, "report");
+		goto out;
+	}
 	r.data = in.data;
 	r.machine = in.machine;
 	if (!(r.chains = chain_resolver_new(r.machine))) {

@@ -16,6 +16,7 @@
 #include "symbol/addrspace.h"
 #include "symbol/chain.h"
 #include "util/error.h"
+#include "perf/header-info.h"
 #include "perf/perf-data.h"
 #include "perf/records.h"
 #include "perf/session.h"
@@ -26,7 +27,8 @@
 static const char *const script_usage[] = {
 	"sbx script [-i FILE|-] [-F FIELD[,FIELD...]] [--show-mmap-events] "
 	"[--show-task-events] [--pid PID,...] [--tid TID,...] [--comm COMM,...] "
-	"[-S SYM,...] [-C CPU,...] [--time START,STOP] [--ns] [-G] [--no-inline] [--no-demangle] "
+	"[-S SYM,...] [-C CPU,...] [--time START,STOP] [--ns] [--header|--header-only] [-I] [-G] "
+	"[--no-inline] [--no-demangle] "
 	"[--json|--folded]",
 	NULL,
 };
@@ -44,6 +46,8 @@ enum {
 	OPT_COMM,
 	OPT_NS,
 	OPT_TIME,
+	OPT_HEADER,
+	OPT_HEADER_ONLY,
 };
 
 static const struct sbx_option script_options[] = {
@@ -60,6 +64,10 @@ static const struct sbx_option script_options[] = {
 	{ "ns", 0, NULL, "times in nanoseconds (9 digits after the point)", OPT_NS },
 	{ "time", 0, "START,STOP", "only the samples taken between these times (seconds)",
 	  OPT_TIME },
+	{ "header", 0, NULL, "print the recording's header info first, as perf script --header",
+	  OPT_HEADER },
+	{ "header-only", 0, NULL, "print the recording's header info only", OPT_HEADER_ONLY },
+	{ "show-info", 'I', NULL, "with --header: the topology features in full", 0 },
 	{ "hide-call-graph", 'G', NULL, "leave out call chains: one line a sample", 0 },
 	{ "inline", 0, NULL, "frames of the functions inlined at unwound frames (the default)",
 	  OPT_INLINE },
@@ -105,6 +113,8 @@ struct script {
 	bool filtered;
 	bool hide_callchain;	/* -G */
 	bool ns;		/* --ns */
+	bool header, header_only, show_info;	/* --header, --header-only, -I */
+	size_t name_width;	/* the longest event name */
 	struct perf_input_slice slice;	/* -C, --time */
 	struct trace_seq seq;
 };
@@ -402,6 +412,16 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 		out_str(" ");
 	}
 	if (f[F_EVENT]) {
+		/* perf's "%*s: ", right-aligned to the longest event name of the file */
+		if (!s->name_width)
+			for (size_t i = 0; i < perf_data_nr_attrs(s->data); i++) {
+				const struct perf_data_attr *a = perf_data_attr(s->data, i);
+				size_t n = a && a->name ? strlen(a->name) : 0;
+
+				s->name_width = n > s->name_width ? n : s->name_width;
+			}
+		for (size_t n = attr->name ? strlen(attr->name) : 0; n < s->name_width; n++)
+			out_str(" ");
 		out_str(attr->name);
 		out_str(": ");
 	}
@@ -560,6 +580,10 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 	int err;
 
 	switch (rec->type) {
+	case PERF_RECORD_HEADER_FEATURE:	/* pipe mode: perf prints each as it passes */
+		if (s->header)
+			perf_header_fprintf_feature_record(stdout, s->data, rec, s->show_info);
+		break;
 	case PERF_RECORD_SAMPLE:
 		if (!perf_input_sample_wanted(&s->slice, smp))
 			return 0;
@@ -683,6 +707,15 @@ int cmd_script(int argc, char **argv)
 		case OPT_NS:
 			s.ns = true;
 			break;
+		case OPT_HEADER:
+			s.header = true;
+			break;
+		case OPT_HEADER_ONLY:
+			s.header_only = true;
+			break;
+		case 'I':
+			s.show_info = true;
+			break;
 		case OPT_TIME:
 			ret = perf_input_time_option(&p, &s.slice.time);
 			if (ret)
@@ -708,6 +741,11 @@ int cmd_script(int argc, char **argv)
 					 "--show-task-events with it");
 		goto bad_option;
 	}
+	if ((s.header || s.header_only) && (s.json || s.stacks)) {
+		ret = opts_usage_error(&p, "--header and --header-only print text: not with --json "
+				       "or --folded");
+		goto bad_option;
+	}
 	opts_finish(&p, c);
 	if (s.json && !s.fields_given)	/* JSON: every field but addr */
 		for (int f = 0; f < NR_FIELDS; f++)
@@ -718,6 +756,15 @@ int cmd_script(int argc, char **argv)
 	ret = perf_input_open(&in, input);
 	if (ret)
 		goto out;
+	/* perf script --header-only: the block alone, also in pipe mode */
+	if ((s.header || s.header_only) && perf_header_fprintf(stdout, in.data, s.show_info)) {
+		ret = error_lib(-EIO, "script");
+		goto out;
+	}
+	if (s.header_only) {
+		ret = EXIT_OK;
+		goto out;
+	}
 	s.data = in.data;
 	s.machine = in.machine;
 	if (!(s.chains = chain_resolver_new(s.machine))) {

@@ -44,6 +44,7 @@ struct perf_data {
 	uint64_t data_claimed;	/* a data section cut short: the size the header gives, else 0 */
 	uint64_t populated;	/* pages before this offset are mapped in (or 0: do not) */
 	uint64_t broken_feat;	/* features whose section runs past the end (bit f) */
+	struct perf_file_header fh;	/* file mode: the header as read (native order) */
 	uint8_t *rbuf;		/* stream: the current record */
 	size_t rbuf_size;
 	bool eof;
@@ -657,6 +658,7 @@ static int open_file_mode(struct perf_data *d)
 		}
 	}
 	apply_event_desc(d);
+	d->fh = fh;
 	d->pos = fh.data.offset;
 	d->data_start = d->pos;
 	d->data_end = fh.data.offset + fh.data.size;
@@ -931,6 +933,18 @@ const char *perf_feature_name(unsigned f)
 	};
 
 	return f < HEADER_LAST_FEATURE && names[f] ? names[f] : "unknown";
+}
+
+const struct perf_file_header *perf_data_file_header(const struct perf_data *d)
+{
+	return d->pipe ? NULL : &d->fh;
+}
+
+int perf_data_stat(const struct perf_data *d, struct stat *st)
+{
+	if (d->fd < 0)
+		return -EBADF;
+	return fstat(d->fd, st) ? -errno : 0;
 }
 
 bool perf_data_records_stable(const struct perf_data *d)

@@ -159,6 +159,16 @@ bool perf_data_is_pipe(const struct perf_data *d);
  */
 uint64_t perf_data_broken_features(const struct perf_data *d);
 
+/*
+ * The file header as read, in native byte order (its data section, its
+ * feature bits), or NULL in pipe mode.
+ */
+const struct perf_file_header *perf_data_file_header(const struct perf_data *d);
+
+/* fstat() of the input (the file, or the pipe): 0 or -errno (-EBADF from memory). */
+struct stat;
+int perf_data_stat(const struct perf_data *d, struct stat *st);
+
 /* perf's name of feature f ("hostname", "build_id", …; "unknown"). */
 const char *perf_feature_name(unsigned f);
 

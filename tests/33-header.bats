@@ -1,0 +1,93 @@
+#!/usr/bin/env bats
+# The header info of perf.data files (report/script --header, --header-only,
+# -I), perf report's -F/--fields and -T/--threads, with perf as the judge,
+# byte for byte, on files that perf and sbx recorded here.
+
+load test_helper
+
+setup_file() {
+	command -v perf >/dev/null || return 0
+	W=$BATS_FILE_TMPDIR
+	perf record -q -e cpu-clock -F 999 -o "$W/plain.data" -- "$WORKLOADS/noploop" 100 \
+		>/dev/null 2>&1 || true
+	perf record -q -e cpu-clock -F 999 -g -z -o "$W/gz.data" -- "$WORKLOADS/noploop" 100 \
+		>/dev/null 2>&1 || true
+	perf record -q -e '{cpu-clock,task-clock}' -k mono -o "$W/group.data" -- \
+		"$WORKLOADS/noploop" 100 >/dev/null 2>&1 || true
+	perf record -q -e cpu-clock --call-graph dwarf -o "$W/dwarf.data" -- \
+		"$WORKLOADS/noploop" 50 >/dev/null 2>&1 || true
+	perf record -q -e cpu-clock -F 999 -o - -- "$WORKLOADS/noploop" 100 \
+		>"$W/pipe.data" 2>/dev/null || true
+	"$SBX" record -q -F 999 -o "$W/sbx.data" -- "$WORKLOADS/noploop" 100 \
+		>/dev/null 2>&1 || true
+	"$SBX" record -q -F 999 -g -z -o - -- "$WORKLOADS/noploop" 100 \
+		>"$W/sbx-pipe.data" 2>/dev/null || true
+}
+
+setup() {
+	command -v perf >/dev/null || skip "perf is not installed"
+	require_perf_events
+	W=$BATS_FILE_TMPDIR
+	[ -s "$W/plain.data" ] || skip "perf record could not record here"
+}
+
+@test "report --header-only and -I: perf's header block, byte for byte, on perf's and sbx's files" {
+	local f n=0
+	for f in plain gz group dwarf pipe sbx sbx-pipe; do
+		[ -s "$W/$f.data" ] || { echo "$f.data was not recorded"; return 1; }
+		for I in "" -I; do
+			perf report -i "$W/$f.data" --header-only $I > "$W/perf.txt" 2>/dev/null
+			run -0 --separate-stderr "$SBX" report -i "$W/$f.data" --header-only $I
+			diff "$W/perf.txt" <(printf '%s\n' "${lines[@]}")
+			n=$((n + 1))
+		done
+	done
+	# what the files hold was printed: a group, a clock, compression, the topology
+	run -0 "$SBX" report -i "$W/group.data" --header-only -I
+	assert_line '# group: {cpu-clock,task-clock}'
+	assert_line '# clockid: monotonic (1)'
+	assert_line --regexp '^# CPU 0: Core ID [0-9]+, '
+	assert_line --regexp '^# node0 cpu list : '
+	run -0 "$SBX" report -i "$W/gz.data" --header-only
+	assert_line --regexp '^# compressed : Zstd, level = 1, ratio = [0-9]+$'
+	assert_line '# CPU_TOPOLOGY info available, use -I to display'
+	run -0 "$SBX" report -i "$W/sbx.data" --header-only
+	assert_line --regexp '^# cmdline : .*sbx record -q -F 999 -o .*noploop 100 $'
+	assert_line --regexp '^# missing features: .*CPU_TOPOLOGY'
+	[ "$n" = 14 ]
+}
+
+@test "script --header, --header-only: perf script's, header and samples" {
+	local f
+	for f in plain group pipe sbx; do
+		perf script -i "$W/$f.data" --header > "$W/perf.txt" 2>/dev/null
+		run -0 --separate-stderr "$SBX" script -i "$W/$f.data" --header
+		diff "$W/perf.txt" <(printf '%s\n' "${lines[@]}")
+		perf script -i "$W/$f.data" --header-only > "$W/perf.txt" 2>/dev/null
+		run -0 --separate-stderr "$SBX" script -i "$W/$f.data" --header-only
+		diff "$W/perf.txt" <(printf '%s\n' "${lines[@]}")
+	done
+	# pipe mode: the features follow the block, as their records pass
+	run -0 "$SBX" script -i "$W/pipe.data" --header
+	assert_line --index 7 '#'
+	assert_line --index 8 --regexp '^# hostname : '
+	# two events: the names right-aligned to the longer one, as perf script aligns them
+	run -0 "$SBX" script -i "$W/group.data"
+	assert_line --regexp '^ .* cpu-clock: '
+}
+
+@test "report --header: the block, then the report; misuse is a usage error" {
+	run -0 --separate-stderr "$SBX" report -i "$W/plain.data" --header
+	assert_line --index 0 '# ========'
+	assert_line --regexp '^# missing features: '
+	assert_line --regexp '^ +[0-9.]+%  noploop +noploop +\[\.\] hot_a$'
+	# the block comes first: the rows after it
+	local end rows
+	end=$(printf '%s\n' "${lines[@]}" | grep -n '^# ========$' | sed -n 2p | cut -d: -f1)
+	rows=$(printf '%s\n' "${lines[@]}" | grep -n '%' | head -1 | cut -d: -f1)
+	[ "$end" -lt "$rows" ]
+	run -2 --separate-stderr "$SBX" report -i "$W/plain.data" --header --json
+	assert_equal "${stderr_lines[0]}" "sbx report: error: --header and --header-only print text: not with --json, --folded or --flamegraph"
+	run -2 --separate-stderr "$SBX" script -i "$W/plain.data" --header-only --json
+	assert_equal "${stderr_lines[0]}" "sbx script: error: --header and --header-only print text: not with --json or --folded"
+}
