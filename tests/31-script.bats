@@ -215,6 +215,28 @@ for line in open(sys.argv[1]):
 	diff "$W/perf-zframes" "$W/sbx-zframes"
 }
 
+@test "script: a perf record -z file cut short: the whole records before the cut, then the error" {
+	# the feature table goes with the cut, HEADER_COMPRESSED with it: the
+	# decompressed records must still be copied (they once were read after
+	# the next COMPRESSED record had reused their buffer)
+	perf record -q -z -m 4 -e cpu-clock -F 5000 -g -o "$W/zc.data" -- "$WORKLOADS/stairs" 300 \
+		>/dev/null 2>&1 || skip "perf record -z is not available here"
+	run -0 --separate-stderr sbx script -i "$W/zc.data"
+	printf '%s\n' "${lines[@]}" > "$W/zc-full.txt"
+	local size cut
+	size=$(stat -c %s "$W/zc.data")
+	for cut in $((size / 4)) $((size / 2)) $((size * 3 / 4)); do
+		head -c "$cut" "$W/zc.data" > "$W/zc-cut.data"
+		run -1 --separate-stderr sbx script -i "$W/zc-cut.data"
+		assert_regex "$stderr" 'the file is cut short'
+		# what it printed is the start of the whole file's text, less a last sample
+		# whose chain the cut may have split
+		[ "${#lines[@]}" -gt 10 ]
+		diff <(printf '%s\n' "${lines[@]}" | head -n $(( ${#lines[@]} - 10 ))) \
+			<(head -n $(( ${#lines[@]} - 10 )) "$W/zc-full.txt")
+	done
+}
+
 @test "script: tracepoint fields equal perf script's, in text and JSON" {
 	[ -s "$W/tp.data" ] || skip "perf cannot record sched:sched_switch here (tracefs)"
 	perf script -i "$W/tp.data" -F event,trace 2>/dev/null | sed 's/^ *//' > "$W/perf-tp"

@@ -949,8 +949,10 @@ int perf_data_stat(const struct perf_data *d, struct stat *st)
 
 bool perf_data_records_stable(const struct perf_data *d)
 {
-	/* decompressed records live in a buffer that the next COMPRESSED one refills */
-	return !d->stream && !d->pipe && !d->feat[HEADER_COMPRESSED].buf;
+	/* decompressed records live in a buffer that the next COMPRESSED one refills;
+	   a file cut short lost its HEADER_COMPRESSED section, but is read as -z data too */
+	return !d->stream && !d->pipe && !d->feat[HEADER_COMPRESSED].buf &&
+	       !(d->broken_feat & (1ULL << HEADER_COMPRESSED));
 }
 
 void perf_data_release_before(struct perf_data *d, const struct perf_event_header *rec)
