@@ -52,6 +52,8 @@ static const struct sbx_option record_options[] = {
 	{ "all-cpus", 'a', NULL, "record every CPU (system-wide)", 0 },
 	{ "cpu", 'C', "CPUS", "record these CPUs only (0,2-3), system-wide on them", 0 },
 	{ "no-inherit", 0, NULL, "not the processes and threads the command starts", OPT_NO_INHERIT },
+	{ "stat", 's', NULL, "per-thread counts: a READ record of each thread as it ends "
+	  "(perf record -s, for sbx report -T)", 0 },
 	{ "output", 'o', "FILE", "output file, - for pipe mode on stdout (default perf.data)", 0 },
 	{ "compression-level", 'z', "[=LEVEL]", "compress the records with zstd, LEVEL 1 (the "
 	  "default, fastest) to 22, as perf record -z", 0 },
@@ -354,6 +356,9 @@ static int parse_args(struct rec *c, int argc, char **argv)
 			break;
 		case OPT_NO_INHERIT:
 			c->target.no_inherit = true;
+			break;
+		case 's':
+			c->cfg.inherit_stat = true;
 			break;
 		case 'o':
 			if (!*p.arg) {

@@ -23,10 +23,11 @@
 #include "util/strlist.h"
 
 static const char *const report_usage[] = {
-	"sbx report [-i FILE|-] [-s KEY[,KEY...]] [--pid PID[,PID...]] [--tid TID[,TID...]] "
+	"sbx report [-i FILE|-] [-s KEY[,KEY...]] [-F FIELD[,FIELD...]] [--pid PID[,PID...]] "
+	"[--tid TID[,TID...]] "
 	"[--comm COMM[,COMM...]] "
 	"[--dso DSO[,DSO...]] [--symbols SYM[,SYM...]] [-C CPU[,CPU...]] [--time START,STOP] [-n] "
-	"[-q] [--stats] [--header|--header-only] [-I] [--limit N] "
+	"[-q] [--stats] [--header|--header-only] [-I] [-T] [--limit N] "
 	"[--percent-limit PCT] [--percentage absolute|relative] [--children] "
 	"[-g [MODE,THRESHOLD,ORDER,...]] [-G] [--max-stack N] [--no-inline] [--no-demangle] "
 	"[--json|--folded|--flamegraph FILE]",
@@ -60,9 +61,11 @@ enum {
 
 static const struct sbx_option report_options[] = {
 	{ "input", 'i', "FILE", "perf.data to read, - for stdin (default ./perf.data)", 0 },
-	{ "sort", 's', "KEYS", "group by KEYS: pid, comm, dso, sym, cpu, srcline (default "
-	  "comm,dso,sym)",
-	  0 },
+	{ "sort", 's', "KEYS", "group and sort by KEYS: pid, comm, dso, sym, cpu, srcline, and "
+	  "perf's numbers: overhead, overhead_sys, overhead_us, overhead_children, sample, period "
+	  "(default comm,dso,sym)", 0 },
+	{ "fields", 'F', "FIELDS", "the columns, in order (perf report -F; +FIELDS: after the "
+	  "default ones), the same names as -s", 0 },
 	{ "pid", 0, "PIDS", "only samples of these processes (comma-separated)", OPT_PID },
 	{ "tid", 0, "TIDS", "only samples of these threads (comma-separated)", OPT_TID },
 	{ "comm", 0, "COMMS", "only samples of threads with these names", OPT_COMM },
@@ -82,6 +85,8 @@ static const struct sbx_option report_options[] = {
 	  OPT_HEADER },
 	{ "header-only", 0, NULL, "print the recording's header info only", OPT_HEADER_ONLY },
 	{ "show-info", 'I', NULL, "with --header: the topology features in full", 0 },
+	{ "threads", 'T', NULL, "after the rows, each thread's count of each event from the READ "
+	  "records of record -s (perf report -T)", 0 },
 	{ "show-nr-samples", 'n', NULL, "a column of sample counts (perf report -n)", 0 },
 	{ "limit", 0, "N", "print the first N rows of each event only", OPT_LIMIT },
 	{ "inline", 0, NULL, "frames of the functions inlined at unwound frames (the default)",
@@ -110,7 +115,10 @@ static const struct sbx_option report_options[] = {
 
 /* what the completions offer for the arguments (--list-values) */
 static const struct sbx_option_values report_values[] = {
-	{ "sort", "pid comm dso sym cpu srcline" },
+	{ "sort", "pid comm dso sym cpu srcline overhead overhead_sys overhead_us overhead_guest_sys "
+	  "overhead_guest_us overhead_children sample period" },
+	{ "fields", "pid comm dso sym cpu srcline overhead overhead_sys overhead_us "
+	  "overhead_guest_sys overhead_guest_us overhead_children sample period" },
 	{ "percentage", "absolute relative" },
 	{ "call-graph", "graph flat fractal folded none caller callee function percent period count" },
 	{ NULL, NULL },
@@ -128,6 +136,14 @@ struct report {
 	bool show_nr;		/* -n: a samples column */
 	bool header;		/* --header: the header info first (pipe mode: features as they pass) */
 	bool show_info;		/* -I */
+	bool show_threads;	/* -T: the READ records' counts, summed by thread and event */
+	struct thread_counts {
+		uint32_t pid, tid;
+		uint64_t *v;		/* by counter */
+	} *tc;
+	size_t nr_tc;
+	size_t *counters;	/* -T: the events, as their first READ record came */
+	size_t nr_counters;
 	bool relative;		/* --percentage relative: shares of the samples kept */
 	bool quiet;		/* -q */
 	double percent_limit;	/* --percent-limit */
@@ -147,6 +163,11 @@ struct report {
 	bool caller;			/* -g caller, -G: callers first */
 	size_t max_stack;		/* --max-stack */
 	bool sort_sym_first;		/* -s sym...: a graph's first frame is the row's own */
+	struct hist_field cols[HIST_NR_KEYS + HIST_NR_NUMS];	/* the columns, in order */
+	size_t nr_cols;
+	bool strict_fields;		/* -F without '+': overhead is not renamed Self */
+	struct hist_field sorts[HIST_NR_KEYS + HIST_NR_NUMS];	/* the rows' order */
+	size_t nr_sorts;
 	uint64_t stamp;			/* marks rows once per stack (hist_row.mark) */
 	struct chain_resolver *chains;	/* the samples' chains: unwound, inline frames */
 	char name_buf[32];		/* frame_name()'s */
@@ -421,6 +442,100 @@ static size_t event_index(struct report *r, const struct perf_data_attr *attr)
 	return 0;
 }
 
+/*
+ * -T: a READ record's value added to its thread's count of its event, as
+ * perf's perf_read_values_add_value(): threads and events in the order
+ * their first record came. Group reads (PERF_FORMAT_GROUP) are left out.
+ */
+static int add_read(struct report *r, const struct perf_event_header *rec,
+		    const struct perf_data_attr *attr)
+{
+	uint32_t pid, tid;
+	uint64_t value;
+	size_t ev, c, t;
+
+	if (!attr || rec->size < sizeof(*rec) + 16 || (attr->attr.read_format & PERF_FORMAT_GROUP))
+		return 0;
+	memcpy(&pid, (const char *)(rec + 1), 4);
+	memcpy(&tid, (const char *)(rec + 1) + 4, 4);
+	memcpy(&value, (const char *)(rec + 1) + 8, 8);
+	ev = event_index(r, attr);
+	for (c = 0; c < r->nr_counters && r->counters[c] != ev; c++)
+		;
+	if (c == r->nr_counters) {
+		size_t *nc = realloc(r->counters, (c + 1) * sizeof(*nc));
+
+		if (!nc)
+			return sbx_error(-ENOMEM, "out of memory");
+		r->counters = nc;
+		nc[r->nr_counters++] = ev;
+		for (t = 0; t < r->nr_tc; t++) {	/* each thread's counts grow a column */
+			uint64_t *v = realloc(r->tc[t].v, r->nr_counters * sizeof(*v));
+
+			if (!v)
+				return sbx_error(-ENOMEM, "out of memory");
+			v[c] = 0;
+			r->tc[t].v = v;
+		}
+	}
+	for (t = 0; t < r->nr_tc && (r->tc[t].pid != pid || r->tc[t].tid != tid); t++)
+		;
+	if (t == r->nr_tc) {
+		struct thread_counts *nt = realloc(r->tc, (t + 1) * sizeof(*nt));
+
+		if (!nt)
+			return sbx_error(-ENOMEM, "out of memory");
+		r->tc = nt;
+		nt[t] = (struct thread_counts){ pid, tid, calloc(r->nr_counters, sizeof(uint64_t)) };
+		if (!nt[t].v)
+			return sbx_error(-ENOMEM, "out of memory");
+		r->nr_tc++;
+	}
+	r->tc[t].v[c] += value;
+	return 0;
+}
+
+/* -T: perf's table of the counts (perf_read_values__display_pretty()), right-aligned */
+static void print_threads(const struct report *r)
+{
+	int pw = 3, tw = 3, n;
+	char num[32];
+
+	for (size_t t = 0; t < r->nr_tc; t++) {
+		n = snprintf(num, sizeof(num), "%d", (int)r->tc[t].pid);
+		pw = n > pw ? n : pw;
+		n = snprintf(num, sizeof(num), "%d", (int)r->tc[t].tid);
+		tw = n > tw ? n : tw;
+	}
+	printf("# %*s  %*s", pw, "PID", tw, "TID");
+	for (size_t c = 0; c < r->nr_counters; c++) {
+		const struct perf_data_attr *a = perf_data_attr(r->data, r->counters[c]);
+		const char *name = a && a->name ? a->name : "?";
+		int w = (int)strlen(name);
+
+		for (size_t t = 0; t < r->nr_tc; t++) {
+			n = snprintf(num, sizeof(num), "%" PRIu64, r->tc[t].v[c]);
+			w = n > w ? n : w;
+		}
+		printf("  %*s", w, name);
+	}
+	printf("\n");
+	for (size_t t = 0; t < r->nr_tc; t++) {
+		printf("  %*d  %*d", pw, (int)r->tc[t].pid, tw, (int)r->tc[t].tid);
+		for (size_t c = 0; c < r->nr_counters; c++) {
+			const struct perf_data_attr *a = perf_data_attr(r->data, r->counters[c]);
+			int w = a && a->name ? (int)strlen(a->name) : 1;
+
+			for (size_t k = 0; k < r->nr_tc; k++) {
+				n = snprintf(num, sizeof(num), "%" PRIu64, r->tc[k].v[c]);
+				w = n > w ? n : w;
+			}
+			printf("  %*" PRIu64, w, r->tc[t].v[c]);
+		}
+		printf("\n");
+	}
+}
+
 static int on_record(void *ctx, const struct perf_event_header *rec,
 		     const struct perf_data_attr *attr, const struct perf_sample *s)
 {
@@ -428,6 +543,8 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 	struct addr_location al;
 	int err;
 
+	if (rec->type == PERF_RECORD_READ && r->show_threads)
+		return add_read(r, rec, attr);
 	if (rec->type == PERF_RECORD_HEADER_FEATURE && r->header)
 		perf_header_fprintf_feature_record(stdout, r->data, rec, r->show_info);
 	if (rec->type != PERF_RECORD_SAMPLE)
@@ -453,6 +570,7 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 	if (!al.sym && al.dso)
 		al.addr = al.offset;
 	hist_set_cpu(r->hist, s->cpu);
+	hist_set_cpumode(r->hist, s->cpumode);
 	/* the filters: rows left out, still in the total (--percentage absolute) */
 	if (!hist_filter_match(&r->filter, s->pid, &al))
 		return r->stacks ? 0 : hist_add_filtered_out(r->hist, event_index(r, attr), s->period);
@@ -625,16 +743,92 @@ static int print_json(struct report *r, struct hist_row *const *rows, size_t nr,
 	return 0;
 }
 
+static bool has_field(const struct hist_field *v, size_t n, struct hist_field f)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].num == f.num && v[i].id == f.id)
+			return true;
+	return false;
+}
+
+static void add_field(struct hist_field *v, size_t *n, struct hist_field f)
+{
+	if (!has_field(v, *n, f))
+		v[(*n)++] = f;
+}
+
+/*
+ * perf report's setup_sorting(): the sort order and the columns from -s and
+ * -F. -F without '+' names the columns alone, and the sorts are -s's (none
+ * without -s); otherwise the sorts are overhead (children first with
+ * --children) unless -s names one, then -s's keys (or comm,dso,sym), and the
+ * columns the default ones, then -F's. Either list then takes what the
+ * other has and it lacks, at its end.
+ */
+static void setup_fields(struct report *r, const char *sort_arg, const struct hist_field *sorts,
+			 size_t nr_sorts, const char *fields_arg, const struct hist_field *fields,
+			 size_t nr_fields)
+{
+	static const struct hist_field def[] = { { false, HIST_KEY_COMM }, { false, HIST_KEY_DSO },
+						  { false, HIST_KEY_SYM } };
+	const struct hist_field overhead = { true, HIST_NUM_OVERHEAD },
+				children = { true, HIST_NUM_CHILDREN };
+
+	r->strict_fields = fields_arg && fields_arg[0] != '+';
+	r->nr_sorts = r->nr_cols = 0;
+	if (sort_arg || !r->strict_fields) {
+		if (!r->strict_fields) {
+			/* perf's test is on the text: "overhead_children" holds "overhead" */
+			if (r->children && (!sort_arg || !strstr(sort_arg, "overhead_children")))
+				add_field(r->sorts, &r->nr_sorts, children);
+			if (!sort_arg || !strstr(sort_arg, "overhead"))
+				add_field(r->sorts, &r->nr_sorts, overhead);
+		}
+		if (!sort_arg) {
+			sorts = def;
+			nr_sorts = sizeof(def) / sizeof(*def);
+		}
+		for (size_t i = 0; i < nr_sorts; i++)
+			add_field(r->sorts, &r->nr_sorts, sorts[i]);
+	}
+	if (!r->strict_fields) {
+		if (r->children)
+			add_field(r->cols, &r->nr_cols, children);
+		add_field(r->cols, &r->nr_cols, overhead);
+		if (r->show_nr)
+			add_field(r->cols, &r->nr_cols, (struct hist_field){ true, HIST_NUM_SAMPLES });
+	}
+	for (size_t i = 0; i < nr_fields; i++)
+		add_field(r->cols, &r->nr_cols, fields[i]);
+	for (size_t i = 0; i < r->nr_sorts; i++)
+		add_field(r->cols, &r->nr_cols, r->sorts[i]);
+	for (size_t i = 0; i < r->nr_cols; i++)
+		add_field(r->sorts, &r->nr_sorts, r->cols[i]);
+}
+
+/* perf's header of a numeric column, and its width */
+static const char *num_title(const struct report *r, enum hist_num n, int *width)
+{
+	static const char *const titles[HIST_NR_NUMS] = {
+		"Overhead", "sys", "usr", "guest sys", "guest usr", "Children", "Samples", "Period" };
+	static const int widths[HIST_NR_NUMS] = { 8, 8, 8, 9, 9, 8, 12, 12 };
+
+	*width = widths[n];
+	/* perf renames Overhead Self next to its default Children column */
+	if (n == HIST_NUM_OVERHEAD && r->children && !r->strict_fields)
+		return "Self";
+	return titles[n];
+}
+
 static int print_text(struct report *r, struct hist_row *const *rows, size_t nr, long limit)
 {
 	static const char *const titles[HIST_NR_KEYS] = {
 		"    Pid:Command", "Command", "Shared Object", "Symbol", "CPU",
 		"Source:Line" };	/* perf's titles */
 	size_t w[HIST_NR_KEYS] = { 15, 7, 13, 6, 3, 11 };
-	const enum hist_key *keys;
-	size_t nr_keys = hist_keys(r->hist, &keys);
 	char buf[4096];
 	size_t start = 0;
+	bool sym_padded = false;	/* a symbol column before others: padded */
 
 	/* a filter of one comm, dso or symbol: perf leaves its column out */
 	bool elide[HIST_NR_KEYS] = { false };
@@ -642,6 +836,8 @@ static int print_text(struct report *r, struct hist_row *const *rows, size_t nr,
 	elide[HIST_KEY_COMM] = r->filter.comms.nr == 1;
 	elide[HIST_KEY_DSO] = r->filter.dsos.nr == 1;
 	elide[HIST_KEY_SYM] = r->filter.syms.nr == 1;
+	for (size_t k = 0; k + 1 < r->nr_cols; k++)
+		sym_padded |= !r->cols[k].num && r->cols[k].id == HIST_KEY_SYM;
 	while (start < nr) {
 		size_t ev = rows[start]->event, end = start, shown;
 		const struct perf_data_attr *a = perf_data_attr(r->data, ev);
@@ -664,20 +860,33 @@ static int print_text(struct report *r, struct hist_row *const *rows, size_t nr,
 			w[HIST_KEY_DSO] = n > w[HIST_KEY_DSO] ? n : w[HIST_KEY_DSO];
 			n = e->srcline ? strlen(e->srcline) : 0;
 			w[HIST_KEY_SRCLINE] = n > w[HIST_KEY_SRCLINE] ? n : w[HIST_KEY_SRCLINE];
+			if (hist_has_key(r->hist, HIST_KEY_SYM) && !under_limit(r, e, total)) {
+				sym_name(r, e, buf, sizeof(buf), true);
+				n = strlen(buf);
+				w[HIST_KEY_SYM] = n > w[HIST_KEY_SYM] ? n : w[HIST_KEY_SYM];
+			}
 		}
 		if (!r->quiet) {
+			bool first = true;
+
 			printf("# Samples: %" PRIu64 " of event '%s'\n", event_samples(r, ev),
 			       a && a->name ? a->name : "?");
-			printf("# Event count: %" PRIu64 "\n#\n# %s%s", total,
-			       r->children ? "Children      Self" : "Overhead",
-			       r->show_nr ? "       Samples" : "");
-			for (size_t k = 0; k < nr_keys; k++) {
-				if (elide[keys[k]])
+			printf("# Event count: %" PRIu64 "\n#\n", total);
+			for (size_t k = 0; k < r->nr_cols; k++) {
+				const struct hist_field *f = &r->cols[k];
+				int nw;
+
+				if (!f->num && elide[f->id])
 					continue;
-				if (keys[k] == HIST_KEY_SYM)
-					printf("  %s", titles[keys[k]]);
+				printf("%s", first ? "# " : "  ");
+				first = false;
+				if (f->num) {
+					const char *t = num_title(r, f->id, &nw);
+
+					printf("%*s", nw, t);
+				}
 				else
-					printf("  %-*s", (int)w[keys[k]], titles[keys[k]]);
+					printf("%-*s", (int)w[f->id], titles[f->id]);
 			}
 			printf("\n#\n");
 		}
@@ -689,15 +898,25 @@ static int print_text(struct report *r, struct hist_row *const *rows, size_t nr,
 				continue;
 			if (limit >= 0 && shown++ >= (size_t)limit)
 				break;
-			if (r->children)
-				printf("  %7.2f%%", total ? 100.0 * e->children / total : 0.0);
-			printf("  %7.2f%%", total ? 100.0 * e->period / total : 0.0);
-			if (r->show_nr)
-				printf("  %12" PRIu64, e->samples);
-			for (size_t k = 0; k < nr_keys; k++) {
-				if (elide[keys[k]])
+			for (size_t k = 0; k < r->nr_cols; k++) {
+				const struct hist_field *f = &r->cols[k];
+				int nw;
+
+				if (f->num) {
+					uint64_t v = hist_row_num(e, f->id);
+
+					num_title(r, f->id, &nw);
+					if (f->id == HIST_NUM_CHILDREN && !r->children)
+						printf("  %*s", nw, "N/A");
+					else if (f->id == HIST_NUM_SAMPLES || f->id == HIST_NUM_PERIOD)
+						printf("  %*" PRIu64, nw, v);
+					else	/* perf's " %*.2f%%" */
+						printf("  %*.2f%%", nw - 1, total ? 100.0 * v / total : 0.0);
 					continue;
-				switch (keys[k]) {
+				}
+				if (elide[f->id])
+					continue;
+				switch (f->id) {
 				case HIST_KEY_PID:
 					printf("  %7u:%-*s", e->tid, (int)w[HIST_KEY_PID] - 8,
 					       thread_name(r, e));
@@ -715,7 +934,8 @@ static int print_text(struct report *r, struct hist_row *const *rows, size_t nr,
 					break;
 				case HIST_KEY_SYM:
 					sym_name(r, e, buf, sizeof(buf), true);
-					printf("  %s", buf);
+					/* not the last column: padded to the longest, as perf pads */
+					printf("  %-*s", sym_padded ? (int)w[HIST_KEY_SYM] : 0, buf);
 					break;
 				case HIST_KEY_SRCLINE:
 					printf("  %-*s", (int)w[HIST_KEY_SRCLINE], e->srcline);
@@ -804,14 +1024,16 @@ int cmd_report(int argc, char **argv)
 	struct perf_input in = { 0 };
 	struct hist_row *const *rows;
 	enum hist_key keys[HIST_NR_KEYS];
-	size_t nr_keys, nr;
+	size_t nr_keys = 0, nr;
+	struct hist_field sorts[HIST_NR_KEYS + HIST_NR_NUMS], fields[HIST_NR_KEYS + HIST_NR_NUMS];
+	size_t nr_sorts = 0, nr_fields = 0;
+	const char *sort_arg = NULL, *fields_arg = NULL;
 	int c, err, ret = EXIT_FAILED;
 
 	r.demangle = true;
 	r.max_stack = 127;	/* perf's default (its sysctl_perf_event_max_stack) */
 	r.cg_opts = (struct cg_print_opts){ .mode = CG_GRAPH, .value = CG_VALUE_PERCENT,
 					    .min_percent = 0.5 };
-	hist_parse_keys("comm,dso,sym", keys, &nr_keys);
 	opts_init(&p, "report", report_usage, report_options, argc, argv, 0);
 	opts_values(&p, report_values);
 	while ((c = opts_next(&p)) != OPTS_END) {
@@ -820,17 +1042,24 @@ int cmd_report(int argc, char **argv)
 			input = p.arg;
 			break;
 		case 's':
-			err = hist_parse_keys(p.arg, keys, &nr_keys);
+		case 'F': {
+			const char *a = c == 'F' && p.arg[0] == '+' ? p.arg + 1 : p.arg;
+
+			err = hist_parse_fields(a, c == 's' ? sorts : fields,
+						c == 's' ? &nr_sorts : &nr_fields);
 			if (err == -ENOMEM)
 				goto out_opts;
 			if (err) {
-				ret = opts_usage_error(&p, "bad --sort '%s': keys are pid, comm, "
-						       "dso, sym, cpu, srcline, each once", p.arg);
+				ret = opts_usage_error(&p, "bad %s '%s': %s", c == 's' ? "--sort" :
+						       "--fields", p.arg, sbx_error_msg());
 				goto out_opts;
 			}
-			/* perf: a graph's first frame is the row's own, not printed */
-			r.sort_sym_first = !strncmp(p.arg, "sym", 3);
+			if (c == 's')
+				sort_arg = p.arg;
+			else
+				fields_arg = p.arg;
 			break;
+		}
 		case 'g':
 			/* bare -g is perf's default spec, graph,0.5,caller,function,percent */
 			graph = true;
@@ -906,6 +1135,9 @@ int cmd_report(int argc, char **argv)
 		case 'I':
 			r.show_info = true;
 			break;
+		case 'T':
+			r.show_threads = true;
+			break;
 		case OPT_TIME:
 			ret = perf_input_time_option(&p, &r.slice.time);
 			if (ret)
@@ -977,6 +1209,11 @@ int cmd_report(int argc, char **argv)
 		ret = opts_usage_error(&p, "--json, --folded and --flamegraph exclude each other");
 		goto out_opts;
 	}
+	if (r.show_threads && (folded || flamegraph || json || r.stats)) {
+		ret = opts_usage_error(&p, "-T prints a table after the rows: not with --json, "
+				       "--folded, --flamegraph or --stats");
+		goto out_opts;
+	}
 	if ((r.header || header_only) && (folded || flamegraph || json)) {
 		ret = opts_usage_error(&p, "--header and --header-only print text: not with --json, "
 				       "--folded or --flamegraph");
@@ -994,6 +1231,12 @@ int cmd_report(int argc, char **argv)
 		r.children = true;
 	if (!order_set)
 		r.caller = r.children;
+	setup_fields(&r, sort_arg, sorts, nr_sorts, fields_arg, fields, nr_fields);
+	for (size_t i = 0; i < r.nr_sorts; i++)
+		if (!r.sorts[i].num)
+			keys[nr_keys++] = r.sorts[i].id;
+	/* perf: with sym the first key, a graph's first frame is the row's own, not printed */
+	r.sort_sym_first = nr_keys && keys[0] == HIST_KEY_SYM;
 	if (graph) {
 		if (!(r.cg = callgraph_new())) {
 			ret = error("out of memory");
@@ -1010,6 +1253,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	hist_sort_by_children(r.hist, r.children);
+	hist_set_sort(r.hist, r.sorts, r.nr_sorts);
 	hist_set_depth_order(r.hist, r.cg ? (r.caller ? 1 : -1) : 0);
 	hist_set_demangle(r.hist, r.demangle);
 	r.filter.demangle = r.demangle;
@@ -1075,6 +1319,11 @@ int cmd_report(int argc, char **argv)
 		err = print_text(&r, rows, nr, limit);
 	else
 		err = printf("# no samples match the filters\n") < 0 ? -EIO : 0;
+	if (!err && r.show_threads) {	/* perf prints it after the rows, with -q too */
+		printf("\n");
+		print_threads(&r);
+		err = ferror(stdout) ? -EIO : 0;
+	}
 	ret = err ? error_lib(err, "report") : EXIT_OK;
 	goto out;
 out_opts:
@@ -1082,6 +1331,10 @@ out_opts:
 	if (ret == EXIT_FAILED)
 		ret = error("out of memory");
 out:
+	for (size_t t = 0; t < r.nr_tc; t++)
+		free(r.tc[t].v);
+	free(r.tc);
+	free(r.counters);
 	free(r.event_samples);
 	free(r.frames);
 	free(r.ips);

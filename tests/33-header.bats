@@ -22,6 +22,13 @@ setup_file() {
 		>/dev/null 2>&1 || true
 	"$SBX" record -q -F 999 -g -z -o - -- "$WORKLOADS/noploop" 100 \
 		>"$W/sbx-pipe.data" 2>/dev/null || true
+	# several processes, kernel and user samples: for -F and -T
+	"$SBX" record -q -s -F 999 -o "$W/sbx-multi.data" -- sh -c \
+		"for i in 1 2 3; do '$WORKLOADS/noploop' 30; cat /usr/bin/perf | md5sum; done" \
+		>/dev/null 2>&1 || true
+	perf record -q -s -e cpu-clock -F 999 -o "$W/multi.data" -- sh -c \
+		"for i in 1 2 3; do '$WORKLOADS/noploop' 30; cat /usr/bin/perf | md5sum; done" \
+		>/dev/null 2>&1 || true
 }
 
 setup() {
@@ -90,4 +97,76 @@ setup() {
 	assert_equal "${stderr_lines[0]}" "sbx report: error: --header and --header-only print text: not with --json, --folded or --flamegraph"
 	run -2 --separate-stderr "$SBX" script -i "$W/plain.data" --header-only --json
 	assert_equal "${stderr_lines[0]}" "sbx script: error: --header and --header-only print text: not with --json or --folded"
+}
+
+# perf report's column header and rows (its preamble and tip left out), and sbx's
+fields_table() {	# perf|sbx FILE ARGS...
+	local who=$1 f=$2
+	shift 2
+	if [ "$who" = perf ]; then
+		perf report --stdio -i "$f" "$@" 2>/dev/null
+	else
+		"$SBX" report -i "$f" "$@"
+	fi | awk '/^# [A-Za-z ]/ && !/Samples:|Event count|Total Lost|To display|Tip/ { print; next }
+		/^#/ || /^$/ { next } { print }'
+}
+
+@test "report -F/--fields and -s with perf's numbers: perf's columns, rows and order" {
+	local args n=0
+	[ -s "$W/multi.data" ] || { echo "multi.data was not recorded"; return 1; }
+	while IFS= read -r args; do
+		# shellcheck disable=SC2086
+		diff <(fields_table perf "$W/multi.data" $args) <(fields_table sbx "$W/multi.data" $args)
+		n=$((n + 1))
+	done <<-EOF
+		-F overhead,comm
+		-F comm,overhead
+		-F overhead,sample,period,comm
+		-F +sample
+		-F +dso
+		-F overhead,comm -s dso
+		-F +comm -s dso
+		-F overhead -s dso
+		-F comm -s sample
+		-F overhead_sys,overhead_us,comm
+		-F overhead_guest_sys,overhead_guest_us,overhead,comm
+		-F overhead
+		-F overhead_children,comm
+		-F pid,overhead
+		-F over,sam,per,co
+		-F dso,comm -s comm
+		-F comm,dso,overhead
+		-F +period,pid -s comm
+		-s comm,sample
+		-s period,comm
+		-F +sym -n
+	EOF
+	[ "$n" = 21 ]
+	# the numbers themselves: sys and usr add up to the overhead of each row
+	run -0 "$SBX" report -q -i "$W/multi.data" -F overhead,overhead_sys,overhead_us,comm
+	printf '%s\n' "${lines[@]}" | awk '{ o = $1; s = $2; u = $3; gsub(/%/, "", o); gsub(/%/, "", s);
+		gsub(/%/, "", u); if (s + u - o > 0.015 || o - s - u > 0.015) bad = 1 } END { exit bad }'
+	run -2 --separate-stderr "$SBX" report -i "$W/multi.data" -F comm,weight
+	assert_regex "${stderr_lines[0]}" "^sbx report: error: bad --fields 'comm,weight': perf's key 'weight' is not supported"
+	run -2 --separate-stderr "$SBX" report -i "$W/multi.data" -s xyz
+	assert_equal "${stderr_lines[0]}" "sbx report: error: bad --sort 'xyz': unknown key 'xyz'"
+}
+
+@test "report -T/--threads: perf's table of the READ records of record -s; sbx record -s" {
+	local f
+	for f in multi sbx-multi plain; do
+		[ -s "$W/$f.data" ] || { echo "$f.data was not recorded"; return 1; }
+		perf report -i "$W/$f.data" -T --stdio 2>/dev/null | sed -n '/^# *PID/,$p' > "$W/perf.txt"
+		run -0 --separate-stderr "$SBX" report -i "$W/$f.data" -T
+		diff "$W/perf.txt" <(printf '%s\n' "${lines[@]}" | sed -n '/^# *PID/,$p')
+	done
+	# sbx's own -s recording: a row per thread that ended, counts that are cpu-clock's ns
+	run -0 "$SBX" report -i "$W/sbx-multi.data" -T -q
+	assert_line --regexp '^#   PID    TID  cpu-clock$'
+	[ "$(printf '%s\n' "${lines[@]}" | grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+$')" -ge 3 ]
+	# no READ records: the header line alone, as in perf
+	run -0 "$SBX" report -i "$W/plain.data" -T
+	assert_line --index $(( ${#lines[@]} - 1 )) '# PID  TID'
+	run -2 --separate-stderr "$SBX" report -i "$W/multi.data" -T --json
+	assert_equal "${stderr_lines[0]}" "sbx report: error: -T prints a table after the rows: not with --json, --folded, --flamegraph or --stats"
 }

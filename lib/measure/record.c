@@ -228,6 +228,11 @@ static void finish_attrs(struct record *r)
 		}
 		/* what the kernel dropped, readable at the end (Linux 6.0+) */
 		a->read_format = r->no_read_lost ? 0 : PERF_FORMAT_LOST;
+		if (r->cfg.inherit_stat) {
+			a->inherit_stat = 1;
+			a->read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED |
+					  PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+		}
 		a->disabled = 1;
 		a->sample_id_all = 1;
 		if (r->cfg.clockid >= 0) {
@@ -758,12 +763,14 @@ long record_drain(struct record *r, record_sink_fn sink, void *ctx)
 /* The samples each counter's kernel side dropped, summed (PERF_FORMAT_LOST). */
 static uint64_t read_lost(const struct record *r)
 {
-	uint64_t v[2], sum = 0;
+	/* value, then time enabled, time running and id with -s, then lost: the last */
+	size_t n = r->cfg.inherit_stat ? 5 : 2;
+	uint64_t v[5], sum = 0;
 	size_t i;
 
 	for (i = 0; i < r->nr_fds; i++)
-		if (read(r->fds[i], v, sizeof(v)) == (ssize_t)sizeof(v))
-			sum += v[1];
+		if (read(r->fds[i], v, n * sizeof(*v)) == (ssize_t)(n * sizeof(*v)))
+			sum += v[n - 1];
 	return sum;
 }
 

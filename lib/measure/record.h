@@ -43,6 +43,8 @@ struct record_config {
 	bool branch_stack;	/* -b: PERF_SAMPLE_BRANCH_STACK (any branch, hw_idx) */
 	int clockid;		/* use_clockid with this clock; -1: the perf clock */
 	unsigned mmap_pages;	/* data pages per CPU ring buffer, a power of 2; 0: 128 */
+	bool inherit_stat;	/* -s: a READ record of each counter of each thread that ends
+				   (perf record -s: inherit_stat, times and id in read_format) */
 };
 
 /* Whom the counters follow. */

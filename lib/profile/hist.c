@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "perf/perf-data.h"
 #include "profile/hist.h"
 #include "symbol/dso.h"
 #include "util/error.h"
@@ -27,6 +29,9 @@ struct hist {
 	size_t nr_events;
 	uint64_t total;
 	bool by_children;
+	struct hist_field sorts[HIST_NR_KEYS + HIST_NR_NUMS];	/* hist_set_sort(); 0: default */
+	size_t nr_sorts;
+	uint8_t cpumode;		/* of the samples being added (hist_set_cpumode()) */
 	int depth_order;		/* hist_set_depth_order() */
 	uint64_t stacks;		/* hist_add_chain()'s calls: a stamp per stack */
 };
@@ -101,6 +106,102 @@ int hist_parse_keys(const char *arg, enum hist_key *keys, size_t *nr)
 		err = sbx_error(-EINVAL, "no key given");
 	strlist_release(&l);
 	return err;
+}
+
+/* perf's sort entries and output fields, in the order perf matches a prefix against them */
+static const struct {
+	const char *name;
+	bool num;
+	int id;		/* enum hist_key or hist_num; -1: perf has it, sbx does not */
+} perf_fields[] = {
+	{ "pid", false, HIST_KEY_PID }, { "comm", false, HIST_KEY_COMM },
+	{ "dso", false, HIST_KEY_DSO }, { "symbol", false, HIST_KEY_SYM },
+	{ "parent", false, -1 }, { "cpu", false, HIST_KEY_CPU }, { "socket", false, -1 },
+	{ "srcline", false, HIST_KEY_SRCLINE }, { "srcfile", false, -1 },
+	{ "local_weight", false, -1 }, { "weight", false, -1 }, { "transaction", false, -1 },
+	{ "trace", false, -1 }, { "symbol_size", false, -1 }, { "dso_size", false, -1 },
+	{ "cgroup", false, -1 }, { "cgroup_id", false, -1 }, { "ipc_null", false, -1 },
+	{ "time", false, -1 }, { "code_page_size", false, -1 }, { "local_ins_lat", false, -1 },
+	{ "ins_lat", false, -1 }, { "local_p_stage_cyc", false, -1 },
+	{ "p_stage_cyc", false, -1 }, { "addr", false, -1 },
+	{ "overhead", true, HIST_NUM_OVERHEAD }, { "overhead_sys", true, HIST_NUM_SYS },
+	{ "overhead_us", true, HIST_NUM_USR }, { "overhead_guest_sys", true, HIST_NUM_GUEST_SYS },
+	{ "overhead_guest_us", true, HIST_NUM_GUEST_USR },
+	{ "overhead_children", true, HIST_NUM_CHILDREN }, { "sample", true, HIST_NUM_SAMPLES },
+	{ "period", true, HIST_NUM_PERIOD },
+};
+
+const char *hist_num_name(enum hist_num n)
+{
+	for (size_t i = 0; i < sizeof(perf_fields) / sizeof(*perf_fields); i++)
+		if (perf_fields[i].num && perf_fields[i].id == (int)n)
+			return perf_fields[i].name;
+	return "?";
+}
+
+int hist_parse_fields(const char *arg, struct hist_field *out, size_t *nr)
+{
+	char *copy = strdup(arg), *save = NULL;
+	int err = 0;
+
+	*nr = 0;
+	if (!copy)
+		return sbx_error(-ENOMEM, "out of memory");
+	/* perf's strtok_r(", "): commas and spaces, empty words skipped */
+	for (char *t = strtok_r(copy, ", ", &save); t && !err; t = strtok_r(NULL, ", ", &save)) {
+		size_t i, n = strlen(t), k;
+
+		for (i = 0; i < sizeof(perf_fields) / sizeof(*perf_fields); i++)
+			if (!strncasecmp(t, perf_fields[i].name, n))
+				break;
+		if (i == sizeof(perf_fields) / sizeof(*perf_fields)) {
+			err = sbx_error(-EINVAL, "unknown key '%s'", t);
+			break;
+		}
+		if (perf_fields[i].id < 0) {
+			err = sbx_error(-EINVAL, "perf's key '%s' is not supported (sbx has pid, comm, "
+					"dso, sym, cpu, srcline, overhead, overhead_sys, overhead_us, "
+					"overhead_guest_sys, overhead_guest_us, overhead_children, "
+					"sample, period)", perf_fields[i].name);
+			break;
+		}
+		/* a field given twice counts once, as in perf */
+		for (k = 0; k < *nr; k++)
+			if (out[k].num == perf_fields[i].num && out[k].id == perf_fields[i].id)
+				break;
+		if (k == *nr)
+			out[(*nr)++] = (struct hist_field){ perf_fields[i].num, perf_fields[i].id };
+	}
+	if (!err && !*nr)
+		err = sbx_error(-EINVAL, "no key given");
+	free(copy);
+	return err;
+}
+
+int hist_set_sort(struct hist *h, const struct hist_field *sorts, size_t nr)
+{
+	if (nr > sizeof(h->sorts) / sizeof(*h->sorts))
+		return -EINVAL;
+	memcpy(h->sorts, sorts, nr * sizeof(*sorts));
+	h->nr_sorts = nr;
+	free(h->sorted);
+	h->sorted = NULL;
+	return 0;
+}
+
+uint64_t hist_row_num(const struct hist_row *r, enum hist_num n)
+{
+	switch (n) {
+	case HIST_NUM_OVERHEAD:	return r->period;
+	case HIST_NUM_SYS:	return r->period_sys;
+	case HIST_NUM_USR:	return r->period_us;
+	case HIST_NUM_GUEST_SYS:	return r->period_guest_sys;
+	case HIST_NUM_GUEST_USR:	return r->period_guest_us;
+	case HIST_NUM_CHILDREN:	return r->children;
+	case HIST_NUM_SAMPLES:	return r->samples;
+	case HIST_NUM_PERIOD:	return r->period;
+	default:		return 0;
+	}
 }
 
 size_t hist_keys(const struct hist *h, const enum hist_key **keys)
@@ -252,6 +353,22 @@ int hist_add(struct hist *h, size_t event, const struct addr_location *al, uint6
 		return sbx_error(-ENOMEM, "out of memory");
 	row->samples++;
 	row->period += period;
+	switch (h->cpumode) {	/* perf's split by the sample's mode */
+	case PERF_RECORD_MISC_KERNEL:
+		row->period_sys += period;
+		break;
+	case PERF_RECORD_MISC_USER:
+		row->period_us += period;
+		break;
+	case PERF_RECORD_MISC_GUEST_KERNEL:
+		row->period_guest_sys += period;
+		break;
+	case PERF_RECORD_MISC_GUEST_USER:
+		row->period_guest_us += period;
+		break;
+	default:
+		break;
+	}
 	h->event_samples[event]++;
 	h->event_period[event] += period;
 	h->total++;
@@ -307,6 +424,11 @@ void hist_set_depth_order(struct hist *h, int dir)
 	h->depth_order = dir;
 }
 
+void hist_set_cpumode(struct hist *h, uint8_t cpumode)
+{
+	h->cpumode = cpumode;
+}
+
 void hist_set_cpu(struct hist *h, uint32_t cpu)
 {
 	h->cpu = cpu;
@@ -322,59 +444,90 @@ void hist_set_demangle(struct hist *h, bool on)
 	h->demangle = on;
 }
 
+/*
+ * Two rows by one key, ascending as perf's sort entries order them. For
+ * the output order (out), perf's sort of symbols leaves two rows of no
+ * symbol equal, for the fields after it to order; for ties, their address.
+ */
+static int cmp_key(const struct hist *h, enum hist_key key, const struct hist_row *x,
+		   const struct hist_row *y, bool out)
+{
+	int c = 0;
+
+	switch (key) {
+	case HIST_KEY_PID:
+		c = x->tid < y->tid ? -1 : x->tid > y->tid;
+		break;
+	case HIST_KEY_CPU:
+		c = x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+		break;
+	case HIST_KEY_SRCLINE:
+		c = strcmp(x->srcline ? x->srcline : "", y->srcline ? y->srcline : "");
+		break;
+	case HIST_KEY_COMM:
+		c = strcmp(x->comm ? x->comm : "", y->comm ? y->comm : "");
+		break;
+	case HIST_KEY_DSO:
+		c = strcmp(x->dso ? x->dso->short_name : "", y->dso ? y->dso->short_name : "");
+		if (!c && x->dso != y->dso)	/* one name, two files */
+			c = strcmp(x->dso ? x->dso->path : "", y->dso ? y->dso->path : "");
+		break;
+	case HIST_KEY_SYM:
+		/* named symbols first, then the addresses no symbol holds */
+		if (!x->sym != !y->sym)
+			c = x->sym ? -1 : 1;
+		else if (x->sym)	/* the names as shown: perf demangles when it loads */
+			c = strcmp(x->dso ? dso_symbol_name(x->dso, x->sym, h->demangle)
+					  : x->sym->name,
+				   y->dso ? dso_symbol_name(y->dso, y->sym, h->demangle)
+					  : y->sym->name);
+		/* ties of addresses no symbol holds: by DSO, then address, as perf's input order */
+		if (!c && !out && !x->sym && x->dso != y->dso)
+			c = strcmp(x->dso ? x->dso->short_name : "", y->dso ? y->dso->short_name : "");
+		if (!c && !out)
+			c = x->addr < y->addr ? -1 : x->addr > y->addr;
+		break;
+	default:
+		break;
+	}
+	return c;
+}
+
 /* hist_sorted()'s order; ctx is the hist */
 static int cmp_rows(const void *a, const void *b, void *ctx)
 {
 	const struct hist_row *x = *(const struct hist_row *const *)a;
 	const struct hist_row *y = *(const struct hist_row *const *)b;
 	const struct hist *h = ctx;
+	int c;
 
 	if (x->event != y->event)
 		return x->event < y->event ? -1 : 1;
-	if (h->by_children && x->children != y->children)
-		return x->children > y->children ? -1 : 1;
-	if (x->period != y->period)
-		return x->period > y->period ? -1 : 1;
-	/* ties as perf report orders them: by the keys, in their order, names by strcmp */
-	for (size_t k = 0; k < h->nr_keys; k++) {
-		int c = 0;
+	/* hist_set_sort()'s fields in turn: numbers heaviest first, keys ascending */
+	for (size_t i = 0; i < h->nr_sorts; i++) {
+		const struct hist_field *f = &h->sorts[i];
 
-		switch (h->keys[k]) {
-		case HIST_KEY_PID:
-			c = x->tid < y->tid ? -1 : x->tid > y->tid;
-			break;
-		case HIST_KEY_CPU:
-			c = x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
-			break;
-		case HIST_KEY_SRCLINE:
-			c = strcmp(x->srcline ? x->srcline : "", y->srcline ? y->srcline : "");
-			break;
-		case HIST_KEY_COMM:
-			c = strcmp(x->comm ? x->comm : "", y->comm ? y->comm : "");
-			break;
-		case HIST_KEY_DSO:
-			c = strcmp(x->dso ? x->dso->short_name : "", y->dso ? y->dso->short_name : "");
-			if (!c && x->dso != y->dso)	/* one name, two files */
-				c = strcmp(x->dso ? x->dso->path : "", y->dso ? y->dso->path : "");
-			break;
-		case HIST_KEY_SYM:
-			/* named symbols first, then the addresses no symbol holds */
-			if (!x->sym != !y->sym)
-				c = x->sym ? -1 : 1;
-			else if (x->sym)	/* the names as shown: perf demangles when it loads */
-				c = strcmp(x->dso ? dso_symbol_name(x->dso, x->sym, h->demangle)
-						  : x->sym->name,
-					   y->dso ? dso_symbol_name(y->dso, y->sym, h->demangle)
-						  : y->sym->name);
-			if (!c)
-				c = x->addr < y->addr ? -1 : x->addr > y->addr;
-			break;
-		default:
-			break;
-		}
-		if (c)
+		if (f->num) {
+			uint64_t u = hist_row_num(x, f->id), v = hist_row_num(y, f->id);
+
+			if (f->id == HIST_NUM_CHILDREN && !h->by_children)
+				continue;	/* perf: no children, no order */
+			if (u != v)
+				return u > v ? -1 : 1;
+		} else if ((c = cmp_key(h, f->id, x, y, true))) {
 			return c;
+		}
 	}
+	if (!h->nr_sorts) {	/* the default: [children], overhead, then the keys */
+		if (h->by_children && x->children != y->children)
+			return x->children > y->children ? -1 : 1;
+		if (x->period != y->period)
+			return x->period > y->period ? -1 : 1;
+	}
+	/* ties as perf report orders them: by the keys, in their order, names by strcmp */
+	for (size_t k = 0; k < h->nr_keys; k++)
+		if ((c = cmp_key(h, h->keys[k], x, y, false)))
+			return c;
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
@@ -469,7 +622,10 @@ struct hist_row *const *hist_sorted(struct hist *h, size_t *nr)
 	}
 	/* counts change with every hist_add(): sort each time */
 	qsort_r(h->sorted, n, sizeof(*h->sorted), cmp_rows, h);
-	if (h->by_children && h->depth_order && order_ties_by_depth(h, h->sorted, n))
+	/* perf's tie rule of the Children column, where it leads the order */
+	if (h->by_children && h->depth_order &&
+	    (!h->nr_sorts || (h->sorts[0].num && h->sorts[0].id == HIST_NUM_CHILDREN)) &&
+	    order_ties_by_depth(h, h->sorted, n))
 		return NULL;
 	*nr = n;
 	return h->sorted;

@@ -27,6 +27,17 @@ struct cg_node;
 enum hist_key { HIST_KEY_PID, HIST_KEY_COMM, HIST_KEY_DSO, HIST_KEY_SYM, HIST_KEY_CPU,
 		HIST_KEY_SRCLINE, HIST_NR_KEYS };
 
+/* perf report's numeric fields (-F, -s): a share or a count of each row */
+enum hist_num { HIST_NUM_OVERHEAD, HIST_NUM_SYS, HIST_NUM_USR, HIST_NUM_GUEST_SYS,
+		HIST_NUM_GUEST_USR, HIST_NUM_CHILDREN, HIST_NUM_SAMPLES, HIST_NUM_PERIOD,
+		HIST_NR_NUMS };
+
+/* A field of perf report: a key (num false, id an enum hist_key) or a number (enum hist_num). */
+struct hist_field {
+	bool num;
+	int id;
+};
+
 /* One row: one value of the keys within one event. Fields of unused keys are 0/NULL. */
 struct hist_row {
 	size_t event;			/* the caller's event index */
@@ -41,6 +52,8 @@ struct hist_row {
 					   every map not a key: the first sample's level, as
 					   perf labels such a row */
 	uint64_t samples, period;
+	/* the period by the samples' mode (hist_set_cpumode()): kernel, user, guest's */
+	uint64_t period_sys, period_us, period_guest_sys, period_guest_us;
 	/* hist_add_chain(): samples and period of the stacks that hold the row (self included) */
 	uint64_t children_samples, children;
 	uint64_t stack_seen;		/* internal: the last stack that counted it */
@@ -75,6 +88,30 @@ void hist_free(struct hist *h);
  * key or an empty list (with a message).
  */
 int hist_parse_keys(const char *arg, enum hist_key *keys, size_t *nr);
+
+/*
+ * Parse perf report's list of fields (-F) or sort keys (-s): words split at
+ * commas and spaces, each the prefix of a name, ignoring case, taken as the
+ * first of perf's names it begins ("s" is symbol, "over" overhead), a field
+ * given twice once. out has room for HIST_NR_KEYS + HIST_NR_NUMS. Returns
+ * 0, or -EINVAL for an unknown word, a key of perf that sbx does not have,
+ * or an empty list (with a message).
+ */
+int hist_parse_fields(const char *arg, struct hist_field *out, size_t *nr);
+
+/* perf's name of a numeric field: "overhead", "overhead_children", "sample", … */
+const char *hist_num_name(enum hist_num n);
+
+/* The value of a numeric field of a row (a period, or the samples). */
+uint64_t hist_row_num(const struct hist_row *r, enum hist_num n);
+
+/*
+ * The order of hist_sorted(): rows compared by sorts[0..nr) in turn,
+ * numbers the largest first, keys ascending (perf report's output sort;
+ * the children column only after hist_sort_by_children()), then by the
+ * keys. nr 0 is the default: [children,] overhead, then the keys.
+ */
+int hist_set_sort(struct hist *h, const struct hist_field *sorts, size_t nr);
 
 /* The name of a key: "pid", "comm", "dso", "sym". */
 const char *hist_key_name(enum hist_key key);
@@ -131,6 +168,9 @@ void hist_sort_by_children(struct hist *h, bool on);
  * first when dir < 0; 0 (the default) leaves that out.
  */
 void hist_set_depth_order(struct hist *h, int dir);
+
+/* The mode (PERF_RECORD_MISC_KERNEL, …) of the samples hist_add() adds next: sys/usr shares. */
+void hist_set_cpumode(struct hist *h, uint8_t cpumode);
 
 /* The CPU of the samples added next, for the cpu key (hist_add(), hist_add_chain()). */
 void hist_set_cpu(struct hist *h, uint32_t cpu);
