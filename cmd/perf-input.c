@@ -112,9 +112,13 @@ int perf_input_run(struct perf_input *in, session_fn fn, void *ctx)
 	if (st->lost || st->lost_samples)
 		warning("%" PRIu64 " samples were lost while recording",
 			st->lost + st->lost_samples);
-	if (st->bad_samples)
-		warning("%" PRIu64 " samples could not be parsed or named an unknown event",
-			st->bad_samples);
+	if (st->bad_samples && st->first_bad_offset >= 0)
+		warning("%" PRIu64 " samples could not be parsed or named an unknown event, and "
+			"were left out; the first, at offset %" PRId64 ": %s", st->bad_samples,
+			st->first_bad_offset, st->first_bad_why);
+	else if (st->bad_samples)
+		warning("%" PRIu64 " samples could not be parsed or named an unknown event, and "
+			"were left out; the first: %s", st->bad_samples, st->first_bad_why);
 	if (perf_data_nr_compressed(in->data) && sbx_globals.verbose)
 		fprintf(stderr, "sbx %s: %" PRIu64 " COMPRESSED records decompressed; %" PRIu64
 			" records straddled two or more of them\n", sbx_globals.cmd,

@@ -267,6 +267,74 @@ PY
 	[[ "$stderr" == *"the HEADER_COMPRESSED feature runs past the end of the file (truncated?)"* ]]
 }
 
+# damage SRC DST WHAT: a copy of a perf.data (file mode, one event) with one thing broken;
+# prints the offset of the record it broke. WHAT: zero (the first SAMPLE's size 0), small
+# (4), nr (its call chain claims 2^40 frames), feat (the first feature's offset and size
+# 2^64-1)
+damage() {
+	python3 - "$@" <<'PY'
+import struct, sys
+src, dst, what = sys.argv[1:4]
+b = bytearray(open(src, 'rb').read())
+attrs_off = struct.unpack_from('<Q', b, 24)[0]
+st = struct.unpack_from('<Q', b, attrs_off + 24)[0]
+data_off, data_size = struct.unpack_from('<QQ', b, 40)
+if what == 'feat':
+    struct.pack_into('<QQ', b, data_off + data_size, 2**64 - 1, 2**64 - 1)
+    print(data_off + data_size)
+else:
+    p = data_off
+    while p < data_off + data_size:
+        t, m, sz = struct.unpack_from('<IHH', b, p)
+        if t == 9:
+            break
+        p += sz
+    if what == 'zero':
+        struct.pack_into('<H', b, p + 6, 0)
+    elif what == 'small':
+        struct.pack_into('<H', b, p + 6, 4)
+    elif what == 'nr':
+        # the fields before the chain: IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD
+        o = p + 8 + 8 * sum(1 for bit in (16, 0, 1, 2, 3, 6, 9, 7, 8) if st >> bit & 1)
+        assert st >> 5 & 1 and not st >> 4 & 1
+        struct.pack_into('<Q', b, o, 2**40)
+    print(p)
+open(dst, 'wb').write(b)
+PY
+}
+
+@test "report: a damaged record is named by its offset; an absurd count allocates nothing" {
+	local off
+	# a record of 0 or 4 bytes: the reading stops there, with its place
+	for what in zero small; do
+		off=$(damage "$W/fk.data" "$W/bad.data" $what)
+		run -1 --separate-stderr sbx report -i "$W/bad.data"
+		assert_regex "$stderr" "truncated or corrupt record \(type 9, [04] bytes\) at offset $off"
+		run -1 --separate-stderr sbx script -i "$W/bad.data"
+		assert_regex "$stderr" "at offset $off"
+	done
+	# a call chain of 2^40 frames: that sample is left out, said with its offset, the rest read
+	off=$(damage "$W/fk.data" "$W/bad.data" nr)
+	run -0 --separate-stderr /usr/bin/time -f '%M' "$SBX" report -i "$W/bad.data" -s comm
+	assert_regex "$stderr" "warning: 1 samples could not be parsed or named an unknown event, and were left out; the first, at offset $off: "
+	assert_line --regexp '^ +[0-9.]+%  forker'
+	# no allocation of what the count claims: well under 100 MB
+	[ "$(tail -1 <<< "$stderr")" -lt 100000 ]
+	# a feature section at 2^64-1, 2^64-1 bytes long: ignored, and said
+	damage "$W/nl.data" "$W/bad.data" feat > /dev/null
+	run -0 --separate-stderr sbx report -i "$W/bad.data" -s sym
+	assert_regex "$stderr" 'feature sections? runs? past the end of the file \(truncated\?\): ignored'
+	assert_line --regexp 'hot_a'
+	# a pipe whose tracing data claims 4 GiB and holds 100 bytes: an error, not 4 GiB
+	python3 -c 'import struct, sys; sys.stdout.buffer.write(b"PERFILE2" + struct.pack("<QIHHI",
+		16, 66, 0, 16, 0xfffffff0) + bytes(4) + b"x" * 100)' > "$W/td.data"
+	run -1 --separate-stderr bash -c "cat '$W/td.data' | /usr/bin/time -f '%M' '$SBX' report -i -"
+	assert_regex "$stderr" 'error: truncated tracing data \(4294967280 bytes claimed, fewer there\)'
+	[ "$(tail -1 <<< "$stderr")" -lt 100000 ]
+	run -1 --separate-stderr "$SBX" report -i "$W/td.data"
+	assert_regex "$stderr" 'error: truncated tracing data'
+}
+
 @test "report: perf record -z (zstd) files match perf report, in file and pipe mode" {
 	perf record -q -z -e cpu-clock -F 999 -o "$W/z.data" -- "$WORKLOADS/noploop" 200 \
 		>/dev/null 2>&1 || skip "perf record -z is not available here"

@@ -680,6 +680,9 @@ static int check_magic(struct perf_data *d, const uint8_t *p)
 	}
 	if (!memcmp(p, "PERFFILE", 8))
 		return sbx_error(-EINVAL, "perf.data version 1 (PERFFILE) is not supported");
+	if (!magic)	/* what a recording killed before it wrote its header leaves */
+		return sbx_error(-EINVAL, "not a perf.data file (its header is zeros: a recording "
+				 "that never finished?)");
 	return sbx_error(-EINVAL, "not a perf.data file (bad magic)");
 }
 
@@ -933,6 +936,15 @@ const char *perf_feature_name(unsigned f)
 	};
 
 	return f < HEADER_LAST_FEATURE && names[f] ? names[f] : "unknown";
+}
+
+int64_t perf_data_record_offset(const struct perf_data *d, const struct perf_event_header *rec)
+{
+	const uint8_t *p = (const uint8_t *)rec;
+
+	if (d->stream || !d->map || p < d->map || p >= d->map + d->map_len)
+		return -1;
+	return p - d->map;
 }
 
 const struct perf_file_header *perf_data_file_header(const struct perf_data *d)
@@ -1415,12 +1427,30 @@ static int next_raw(struct perf_data *d, const struct perf_event_header **out)
 			memcpy(&size, rec + sizeof(h), 4);
 		/* the tracing data follows the record, outside header.size */
 		if (d->stream) {
+			size_t got = 0, cap = 0;
+
+			/* read as it comes, 1 MiB at a time: a size that lies costs no more
+			   memory than the bytes that are there */
 			free(d->tracing);
-			d->tracing = malloc(size ? size : 1);
-			if (!d->tracing)
-				return sbx_error(-ENOMEM, "out of memory");
-			if (read_full(d, d->tracing, size) != 2 && size)
-				return sbx_error(-EINVAL, "truncated tracing data");
+			d->tracing = NULL;
+			d->tracing_ref = NULL;
+			do {
+				size_t n = size - got < (1u << 20) ? size - got : (1u << 20);
+
+				if (got + n > cap || !d->tracing) {
+					uint8_t *t;
+
+					cap = got + n > 2 * cap ? got + n : 2 * cap;
+					t = realloc(d->tracing, cap ? cap : 1);
+					if (!t)
+						return sbx_error(-ENOMEM, "out of memory");
+					d->tracing = t;
+				}
+				if (n && read_full(d, d->tracing + got, n) != 2)
+					return sbx_error(-EINVAL, "truncated tracing data (%u bytes "
+							 "claimed, fewer there)", size);
+				got += n;
+			} while (got < size);
 			d->tracing_ref = d->tracing;
 		} else {
 			if (size > d->data_end - d->pos && d->data_claimed) {

@@ -150,6 +150,13 @@ int perf_data_open_mem(const void *buf, size_t len, struct perf_data **out);
 /* Unmap, close and free everything; NULL is allowed. */
 void perf_data_close(struct perf_data *d);
 
+/*
+ * The offset in the file of a record perf_data_next() handed out, when it
+ * is known (rec lies in the mapped file); -1 for a record read from a pipe,
+ * decompressed, or copied to align it.
+ */
+int64_t perf_data_record_offset(const struct perf_data *d, const struct perf_event_header *rec);
+
 /* True for pipe mode input. */
 bool perf_data_is_pipe(const struct perf_data *d);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Records in timestamp order, flushed by rounds (see session.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,7 +155,14 @@ static int deliver(struct session *s, const struct perf_event_header *rec, sessi
 
 	if (rec->type == PERF_RECORD_SAMPLE) {
 		if (!attr || perf_sample_parse(&attr->layout, rec, &sample)) {
-			s->stats.bad_samples++;
+			/* left out, counted, and the first named by its place (no crash, no
+			   allocation of what a corrupt count claims) */
+			if (!s->stats.bad_samples++) {
+				s->stats.first_bad_offset = perf_data_record_offset(s->data, rec);
+				snprintf(s->stats.first_bad_why, sizeof(s->stats.first_bad_why), "%s",
+					 !attr ? "an id of no event in the file" :
+					 sbx_error_msg() ? sbx_error_msg() : "malformed");
+			}
 			return 0;
 		}
 		s->stats.samples++;

@@ -36,6 +36,9 @@ struct session_stats {
 	uint64_t samples;	/* SAMPLE records delivered */
 	uint64_t unordered;	/* records older than what was already delivered */
 	uint64_t bad_samples;	/* SAMPLEs that did not parse or name an unknown id */
+	int64_t first_bad_offset;	/* the first of them: its offset in the file (-1: not
+					   known, a record decompressed or read from a pipe) */
+	char first_bad_why[160];	/* and why */
 	uint64_t lost;		/* sum of LOST records' counts */
 	uint64_t lost_samples;	/* sum of LOST_SAMPLES records' counts */
 };

@@ -430,6 +430,12 @@ static void test_bad_headers(void)
 	CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), -EINVAL);
 	CHECK(strstr(sbx_error_msg(), "bad magic") != NULL);
 	free(b.p);
+	/* the zeroed header a killed recording leaves: said so */
+	b = make_file(false);
+	memset(b.p, 0, 104);
+	CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), -EINVAL);
+	CHECK(strstr(sbx_error_msg(), "its header is zeros: a recording that never finished?") != NULL);
+	free(b.p);
 	b = make_file(false);
 	set_u64(&b, 16, 0);		/* attr_size 0 */
 	CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), -EINVAL);
