@@ -61,7 +61,8 @@ enum {
 
 static const struct sbx_option report_options[] = {
 	{ "input", 'i', "FILE", "perf.data to read, - for stdin (default ./perf.data)", 0 },
-	{ "sort", 's', "KEYS", "group and sort by KEYS: pid, comm, dso, sym, cpu, srcline, and "
+	{ "sort", 's', "KEYS", "group and sort by KEYS: pid, comm, dso, sym, cpu, srcline, symoff, "
+	  "and "
 	  "perf's numbers: overhead, overhead_sys, overhead_us, overhead_children, sample, period "
 	  "(default comm,dso,sym)", 0 },
 	{ "fields", 'F', "FIELDS", "the columns, in order (perf report -F; +FIELDS: after the "
@@ -115,9 +116,9 @@ static const struct sbx_option report_options[] = {
 
 /* what the completions offer for the arguments (--list-values) */
 static const struct sbx_option_values report_values[] = {
-	{ "sort", "pid comm dso sym cpu srcline overhead overhead_sys overhead_us overhead_guest_sys "
+	{ "sort", "pid comm dso sym cpu srcline symoff overhead overhead_sys overhead_us overhead_guest_sys "
 	  "overhead_guest_us overhead_children sample period" },
-	{ "fields", "pid comm dso sym cpu srcline overhead overhead_sys overhead_us "
+	{ "fields", "pid comm dso sym cpu srcline symoff overhead overhead_sys overhead_us "
 	  "overhead_guest_sys overhead_guest_us overhead_children sample period" },
 	{ "percentage", "absolute relative" },
 	{ "call-graph", "graph flat fractal folded none caller callee function percent period count" },
@@ -631,6 +632,18 @@ static void sym_name(const struct report *r, const struct hist_row *e, char *buf
 		snprintf(buf, size, "%s%s%016" PRIx64, mark, e->addr ? "0x" : "", e->addr);
 }
 
+/* The symoff key's label: perf's (6.8) "[k] NAME+0xOFFSET", or the address no symbol holds. */
+static void symoff_name(const struct report *r, const struct hist_row *e, char *buf, size_t size,
+			bool marker)
+{
+	if (!e->sym) {
+		sym_name(r, e, buf, size, marker);
+		return;
+	}
+	snprintf(buf, size, "%s%s+0x%" PRIx64, marker ? (e->kernel ? "[k] " : "[.] ") : "",
+		 shown_name(r, e), e->addr - e->sym->start);
+}
+
 /* The period percentages are of: all samples (absolute) or those the filters keep (relative). */
 static uint64_t event_total(const struct report *r, size_t ev)
 {
@@ -696,6 +709,10 @@ static int print_json(struct report *r, struct hist_row *const *rows, size_t nr,
 		}
 		if (hist_has_key(r->hist, HIST_KEY_SRCLINE))
 			json_object_object_add(o, "srcline", json_object_new_string(e->srcline));
+		if (hist_has_key(r->hist, HIST_KEY_SYMOFF)) {
+			symoff_name(r, e, buf, sizeof(buf), false);
+			json_object_object_add(o, "symoff", json_object_new_string(buf));
+		}
 		if (hist_has_key(r->hist, HIST_KEY_CPU))	/* -1: the samples have none */
 			json_object_object_add(o, "cpu", json_object_new_int64((int32_t)e->cpu));
 		if (hist_has_key(r->hist, HIST_KEY_SYM)) {
@@ -824,8 +841,8 @@ static int print_text(struct report *r, struct hist_row *const *rows, size_t nr,
 {
 	static const char *const titles[HIST_NR_KEYS] = {
 		"    Pid:Command", "Command", "Shared Object", "Symbol", "CPU",
-		"Source:Line" };	/* perf's titles */
-	size_t w[HIST_NR_KEYS] = { 15, 7, 13, 6, 3, 11 };
+		"Source:Line", "Symbol Offset" };	/* perf's titles */
+	size_t w[HIST_NR_KEYS] = { 15, 7, 13, 6, 3, 11, 13 };
 	char buf[4096];
 	size_t start = 0;
 	bool sym_padded = false;	/* a symbol column before others: padded */
@@ -864,6 +881,11 @@ static int print_text(struct report *r, struct hist_row *const *rows, size_t nr,
 				sym_name(r, e, buf, sizeof(buf), true);
 				n = strlen(buf);
 				w[HIST_KEY_SYM] = n > w[HIST_KEY_SYM] ? n : w[HIST_KEY_SYM];
+			}
+			if (hist_has_key(r->hist, HIST_KEY_SYMOFF) && !under_limit(r, e, total)) {
+				symoff_name(r, e, buf, sizeof(buf), true);
+				n = strlen(buf);
+				w[HIST_KEY_SYMOFF] = n > w[HIST_KEY_SYMOFF] ? n : w[HIST_KEY_SYMOFF];
 			}
 		}
 		if (!r->quiet) {
@@ -939,6 +961,11 @@ static int print_text(struct report *r, struct hist_row *const *rows, size_t nr,
 					break;
 				case HIST_KEY_SRCLINE:
 					printf("  %-*s", (int)w[HIST_KEY_SRCLINE], e->srcline);
+					break;
+				case HIST_KEY_SYMOFF:
+					symoff_name(r, e, buf, sizeof(buf), true);
+					printf("  %-*s", k + 1 < r->nr_cols ? (int)w[HIST_KEY_SYMOFF] : 0,
+					       buf);
 					break;
 				default:
 					break;

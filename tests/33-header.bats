@@ -170,3 +170,19 @@ fields_table() {	# perf|sbx FILE ARGS...
 	run -2 --separate-stderr "$SBX" report -i "$W/multi.data" -T --json
 	assert_equal "${stderr_lines[0]}" "sbx report: error: -T prints a table after the rows: not with --json, --folded, --flamegraph or --stats"
 }
+
+@test "report -s symoff: a row per symbol and offset, the shares of perf script's sym+off" {
+	# perf 6.1 has no symoff key (newer perf's label): perf script's sym+off counts judge it
+	perf script -i "$W/multi.data" -F ip,sym,symoff 2>/dev/null |
+		awk '$2 != "[unknown]" { n[$2]++ } { t++ } END { for (k in n) printf "%s %.2f\n", k, 100 * n[k] / t }' |
+		sort > "$W/perf-symoff"
+	run -0 "$SBX" report -q -i "$W/multi.data" -s symoff
+	printf '%s\n' "${lines[@]}" | awk '$3 ~ /\+0x/ { p = $1; sub(/%/, "", p); print $3, p }' |
+		sort > "$W/sbx-symoff"
+	[ "$(wc -l < "$W/sbx-symoff")" -ge 5 ]
+	# every named row of sbx is perf script's, share for share
+	join "$W/sbx-symoff" "$W/perf-symoff" | awk '$2 != $3 { print; bad = 1 } END { exit bad }'
+	[ "$(join "$W/sbx-symoff" "$W/perf-symoff" | wc -l)" = "$(wc -l < "$W/sbx-symoff")" ]
+	run -0 "$SBX" report -i "$W/multi.data" -s symoff --json
+	jq -e 'all(.[]; has("symoff")) and any(.[]; .symoff | test("\\+0x[0-9a-f]+$"))' <<< "$output"
+}

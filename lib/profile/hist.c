@@ -13,7 +13,7 @@
 #include "util/hashmap.h"
 
 static const char *const key_names[HIST_NR_KEYS] = { "pid", "comm", "dso", "sym", "cpu",
-						     "srcline" };
+						     "srcline", "symoff" };
 
 struct hist {
 	enum hist_key keys[HIST_NR_KEYS];
@@ -77,37 +77,6 @@ const char *hist_key_name(enum hist_key key)
 	return key < HIST_NR_KEYS ? key_names[key] : "?";
 }
 
-int hist_parse_keys(const char *arg, enum hist_key *keys, size_t *nr)
-{
-	struct strlist l = STRLIST_INIT;
-	bool seen[HIST_NR_KEYS] = { false };
-	int err = 0;
-
-	*nr = 0;
-	if (strlist_split(&l, arg, ','))
-		return sbx_error(-ENOMEM, "out of memory");
-	for (size_t i = 0; i < l.nr && !err; i++) {
-		size_t k;
-
-		for (k = 0; k < HIST_NR_KEYS; k++)
-			if (!strcmp(l.items[i], key_names[k]) ||
-			    (k == HIST_KEY_SYM && !strcmp(l.items[i], "symbol")))
-				break;
-		if (k == HIST_NR_KEYS)
-			err = sbx_error(-EINVAL, "unknown key '%s'", l.items[i]);
-		else if (seen[k])
-			err = sbx_error(-EINVAL, "key '%s' given twice", l.items[i]);
-		else {
-			seen[k] = true;
-			keys[(*nr)++] = k;
-		}
-	}
-	if (!err && !*nr)
-		err = sbx_error(-EINVAL, "no key given");
-	strlist_release(&l);
-	return err;
-}
-
 /* perf's sort entries and output fields, in the order perf matches a prefix against them */
 static const struct {
 	const char *name;
@@ -124,6 +93,8 @@ static const struct {
 	{ "time", false, -1 }, { "code_page_size", false, -1 }, { "local_ins_lat", false, -1 },
 	{ "ins_lat", false, -1 }, { "local_p_stage_cyc", false, -1 },
 	{ "p_stage_cyc", false, -1 }, { "addr", false, -1 },
+	/* newer perf's (6.8): the symbol and the offset in it */
+	{ "symoff", false, HIST_KEY_SYMOFF },
 	{ "overhead", true, HIST_NUM_OVERHEAD }, { "overhead_sys", true, HIST_NUM_SYS },
 	{ "overhead_us", true, HIST_NUM_USR }, { "overhead_guest_sys", true, HIST_NUM_GUEST_SYS },
 	{ "overhead_guest_us", true, HIST_NUM_GUEST_USR },
@@ -160,7 +131,7 @@ int hist_parse_fields(const char *arg, struct hist_field *out, size_t *nr)
 		}
 		if (perf_fields[i].id < 0) {
 			err = sbx_error(-EINVAL, "perf's key '%s' is not supported (sbx has pid, comm, "
-					"dso, sym, cpu, srcline, overhead, overhead_sys, overhead_us, "
+					"dso, sym, cpu, srcline, symoff, overhead, overhead_sys, overhead_us, "
 					"overhead_guest_sys, overhead_guest_us, overhead_children, "
 					"sample, period)", perf_fields[i].name);
 			break;
@@ -321,12 +292,12 @@ static struct hist_row *row_of(struct hist *h, size_t event, const struct addr_l
 		key.comm = al->comm;	/* interned by the machine */
 	if (h->use[HIST_KEY_CPU])
 		key.cpu = h->cpu;
-	if (h->use[HIST_KEY_DSO] || h->use[HIST_KEY_SYM])
+	if (h->use[HIST_KEY_DSO] || h->use[HIST_KEY_SYM] || h->use[HIST_KEY_SYMOFF])
 		key.dso = al->dso;
-	if (h->use[HIST_KEY_SYM]) {
+	if (h->use[HIST_KEY_SYM] || h->use[HIST_KEY_SYMOFF]) {
 		key.sym = al->sym;
 		key.kernel = al->kernel;
-		if (!al->sym)
+		if (!al->sym || h->use[HIST_KEY_SYMOFF])	/* symoff: the address too */
 			key.addr = al->addr;
 	}
 	hash = row_hash(&key);
@@ -473,6 +444,7 @@ static int cmp_key(const struct hist *h, enum hist_key key, const struct hist_ro
 			c = strcmp(x->dso ? x->dso->path : "", y->dso ? y->dso->path : "");
 		break;
 	case HIST_KEY_SYM:
+	case HIST_KEY_SYMOFF:
 		/* named symbols first, then the addresses no symbol holds */
 		if (!x->sym != !y->sym)
 			c = x->sym ? -1 : 1;
@@ -484,7 +456,8 @@ static int cmp_key(const struct hist *h, enum hist_key key, const struct hist_ro
 		/* ties of addresses no symbol holds: by DSO, then address, as perf's input order */
 		if (!c && !out && !x->sym && x->dso != y->dso)
 			c = strcmp(x->dso ? x->dso->short_name : "", y->dso ? y->dso->short_name : "");
-		if (!c && !out)
+		/* symoff: then the offset (perf's sort__symoff_sort()) */
+		if (!c && (!out || key == HIST_KEY_SYMOFF))
 			c = x->addr < y->addr ? -1 : x->addr > y->addr;
 		break;
 	default:

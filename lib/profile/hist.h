@@ -25,7 +25,7 @@
 struct cg_node;
 
 enum hist_key { HIST_KEY_PID, HIST_KEY_COMM, HIST_KEY_DSO, HIST_KEY_SYM, HIST_KEY_CPU,
-		HIST_KEY_SRCLINE, HIST_NR_KEYS };
+		HIST_KEY_SRCLINE, HIST_KEY_SYMOFF, HIST_NR_KEYS };
 
 /* perf report's numeric fields (-F, -s): a share or a count of each row */
 enum hist_num { HIST_NUM_OVERHEAD, HIST_NUM_SYS, HIST_NUM_USR, HIST_NUM_GUEST_SYS,
@@ -47,7 +47,8 @@ struct hist_row {
 	const char *comm;		/* interned by the machine */
 	struct dso *dso;		/* NULL: no map held the address */
 	const struct symbol *sym;	/* NULL: no symbol */
-	uint64_t addr;			/* with the sym key and no symbol: the address */
+	uint64_t addr;			/* with the sym key and no symbol, or the symoff key:
+					   the address */
 	bool kernel;			/* with the sym key: resolved in the kernel; outside
 					   every map not a key: the first sample's level, as
 					   perf labels such a row */
@@ -81,13 +82,6 @@ struct hist;
  */
 struct hist *hist_new(const enum hist_key *keys, size_t nr_keys);
 void hist_free(struct hist *h);
-
-/*
- * Parse "pid,comm,dso,sym,cpu,srcline" ("symbol" is "sym") into keys (room for
- * HIST_NR_KEYS) and *nr. Returns 0, or -EINVAL for an unknown or repeated
- * key or an empty list (with a message).
- */
-int hist_parse_keys(const char *arg, enum hist_key *keys, size_t *nr);
 
 /*
  * Parse perf report's list of fields (-F) or sort keys (-s): words split at
