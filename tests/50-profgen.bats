@@ -154,6 +154,24 @@ within() {
 	run -0 --separate-stderr sbx profgen --binary "$W" --perfscript lbr.script -o ours2.prof
 	run -0 diff ref2.prof ours2.prof
 	run -0 diff ours.prof ours2.prof
+	# the same samples aggregated, each unique line once after its count: the same profile
+	python3 - lbr.script > agg.script <<-'PY'
+	import collections, sys
+	lines = open(sys.argv[1]).read().splitlines()
+	n = collections.Counter(l for l in lines if l.strip() and "PERF_RECORD_" not in l)
+	print("\n".join(l for l in lines if "PERF_RECORD_" in l))
+	for l, c in n.items():
+	    print(c)
+	    print(l)
+	PY
+	[ "$(wc -l < agg.script)" -lt "$(wc -l < lbr.script)" ]
+	run -0 --separate-stderr sbx profgen --binary "$W" --perfscript agg.script -o agg.prof
+	run -0 diff ours2.prof agg.prof
+	# a count past reason is a bad line, not a loop of 2^64
+	printf '%s\n' "$(grep PERF_RECORD_ lbr.script)" 99999999999999999999 "$(grep -v PERF_RECORD_ lbr.script | head -1)" > big.script
+	run --separate-stderr timeout 20 "$SBX" profgen --binary "$W" --perfscript big.script -o big.prof
+	[ "$status" -le 1 ]	# 124: the timeout
+	assert_regex "$stderr" '1 lines are neither samples nor events'
 }
 
 @test "profgen: --skip-symbolization writes llvm-profgen's unsymbolized profile; --unsymbolized-profile reads it" {

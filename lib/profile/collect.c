@@ -45,6 +45,7 @@ struct pg_collector {
 	struct pg_dso *last;		/* the one dso_counts() gave last */
 	uint64_t dropped[PG_NR_REASONS];
 	uint64_t samples;
+	uint64_t weight;		/* how many samples the one being counted stands for */
 };
 
 static void *chunk_alloc(struct pg_collector *c, size_t size)
@@ -185,7 +186,7 @@ static int count_call(struct pg_collector *c, struct pg_dso *d, uint64_t ret, co
 			return -ENOMEM;
 		*e = key;
 	}
-	e->n++;
+	e->n += c->weight;
 	return 0;
 }
 
@@ -226,7 +227,7 @@ static int count_stack(struct pg_collector *c, struct pg_dso *d, const uint64_t 
 		e->nr = nr;
 		memcpy(e->ends, ends, 2 * nr * sizeof(*ends));
 	}
-	e->n++;
+	e->n += c->weight;
 	return 0;
 }
 
@@ -363,7 +364,45 @@ int pg_collect_parts(struct pg_collector *c, uint32_t pid, uint8_t cpumode, uint
 /* IPs logged per DSO before they are folded into its counts (32 MiB) */
 #define LOG_MAX	((size_t)1 << 22)
 
+/* An IP counted weight times at once: into the folded counts, kept sorted. */
+static int add_ip_weighted(struct pg_dso *d, uint64_t off, uint64_t weight)
+{
+	const struct pg_count *folded;
+	size_t lo = 0, hi;
+	struct pg_count *v;
+
+	pg_dso_ips(d, &folded);
+	if (!folded && d->nr_ips)
+		return -ENOMEM;
+	hi = d->nr_ips;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->ips[mid].a < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < d->nr_ips && d->ips[lo].a == off) {
+		d->ips[lo].n += weight;
+		return 0;
+	}
+	v = realloc(d->ips, (d->nr_ips + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memmove(v + lo + 1, v + lo, (d->nr_ips - lo) * sizeof(*v));
+	v[lo] = (struct pg_count){ off, 0, weight };
+	d->ips = v;
+	d->nr_ips++;
+	return 0;
+}
+
 int pg_collect(struct pg_collector *c, const struct perf_sample *s)
+{
+	return pg_collect_weighted(c, s, 1);
+}
+
+int pg_collect_weighted(struct pg_collector *c, const struct perf_sample *s, uint64_t weight)
 {
 	struct map *m;
 	struct pg_dso *d;
@@ -371,24 +410,30 @@ int pg_collect(struct pg_collector *c, const struct perf_sample *s)
 	bool kernel;
 	int err = 0;
 
-	c->samples++;
+	c->weight = weight;
+	c->samples += weight;
 	if (!pid_wanted(c, s->pid)) {
-		c->dropped[PG_FILTERED]++;
+		c->dropped[PG_FILTERED] += weight;
 		return 0;
 	}
 	m = machine_find_map(c->machine, s->pid, s->cpumode, s->ip, &kernel);
 	if (kernel) {
-		c->dropped[PG_KERNEL]++;
+		c->dropped[PG_KERNEL] += weight;
 	} else if (!m) {
-		c->dropped[PG_NO_MAP]++;
+		c->dropped[PG_NO_MAP] += weight;
 	} else {
 		d = dso_counts(c, m->dso);
 		if (!d)
 			return -ENOMEM;
 		off = s->ip - m->start + m->pgoff;
-		d->samples++;
+		d->samples += weight;
 		if (s->branch_nr)
-			d->lbr_samples++;
+			d->lbr_samples += weight;
+		if (weight != 1) {
+			if (add_ip_weighted(d, off, weight))
+				return sbx_error(-ENOMEM, "out of memory");
+			goto rest;
+		}
 		if (d->nr_log == LOG_MAX) {
 			const struct pg_count *folded;
 
@@ -408,6 +453,7 @@ int pg_collect(struct pg_collector *c, const struct perf_sample *s)
 		}
 		d->ip_log[d->nr_log++] = off;
 	}
+rest:
 	if (!err && s->branch_nr)
 		err = collect_branches(c, s->pid, s->branches, s->branch_nr);
 	if (!err && c->opt.use_stack && s->callchain_nr)

@@ -96,6 +96,13 @@ void pg_collector_free(struct pg_collector *c);
 int pg_collect(struct pg_collector *c, const struct perf_sample *s);
 
 /*
+ * pg_collect() of a sample that stands for weight samples (a count line of
+ * perf script text): everything it counts counts weight times, at the cost
+ * of one sample.
+ */
+int pg_collect_weighted(struct pg_collector *c, const struct perf_sample *s, uint64_t weight);
+
+/*
  * Count one sample given by its parts, for inputs that are not perf.data
  * (perf script text): ip (0: none), and the branch stack newest first.
  */

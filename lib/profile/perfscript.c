@@ -132,10 +132,9 @@ static int sample(struct reader *r, uint32_t pid, uint64_t ip, const uint64_t *s
 		s.callchain = chain;
 		s.callchain_nr = nr_stack + 1;
 	}
-	for (uint64_t k = 0; k < r->repeat && !err; k++) {
-		err = pg_collect(r->c, &s);
-		r->st->samples++;
-	}
+	/* a count line: one sample that counts as many (a loop would take forever on 2^64) */
+	err = pg_collect_weighted(r->c, &s, r->repeat);
+	r->st->samples += r->repeat;
 	r->repeat = 1;
 	return err;
 }
@@ -262,6 +261,11 @@ int perfscript_read(FILE *f, const char *name, struct machine *m, struct pg_coll
 			if (flush_stack(r))
 				rc = -2;
 			r->repeat = strtoull(p, NULL, 10);
+			/* past 2^40 samples a count is damage: a bad line, counted once */
+			if (r->repeat > (1ULL << 40) || strlen(p) > 13) {
+				r->repeat = 1;
+				rc = -1;
+			}
 			if (!r->repeat)
 				r->repeat = 1;
 		} else {
