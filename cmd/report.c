@@ -85,7 +85,8 @@ static const struct sbx_option report_options[] = {
 	{ "header", 0, NULL, "print the recording's header info first, as perf report --header",
 	  OPT_HEADER },
 	{ "header-only", 0, NULL, "print the recording's header info only", OPT_HEADER_ONLY },
-	{ "show-info", 'I', NULL, "with --header: the topology features in full", 0 },
+	{ "show-info", 'I', NULL, "with --header: the topology features in full (pipe mode: "
+	  "each feature as it passes)", 0 },
 	{ "threads", 'T', NULL, "after the rows, each thread's count of each event from the READ "
 	  "records of record -s (perf report -T)", 0 },
 	{ "show-nr-samples", 'n', NULL, "a column of sample counts (perf report -n)", 0 },
@@ -497,44 +498,43 @@ static int add_read(struct report *r, const struct perf_event_header *rec,
 }
 
 /* -T: perf's table of the counts (perf_read_values__display_pretty()), right-aligned */
-static void print_threads(const struct report *r)
+static int print_threads(const struct report *r)
 {
-	int pw = 3, tw = 3, n;
+	int pw = 3, tw = 3, n, *cw = calloc(r->nr_counters ? r->nr_counters : 1, sizeof(*cw));
 	char num[32];
 
+	if (!cw)
+		return -ENOMEM;
 	for (size_t t = 0; t < r->nr_tc; t++) {
 		n = snprintf(num, sizeof(num), "%d", (int)r->tc[t].pid);
 		pw = n > pw ? n : pw;
 		n = snprintf(num, sizeof(num), "%d", (int)r->tc[t].tid);
 		tw = n > tw ? n : tw;
 	}
+	for (size_t c = 0; c < r->nr_counters; c++) {
+		const struct perf_data_attr *a = perf_data_attr(r->data, r->counters[c]);
+
+		cw[c] = (int)strlen(a && a->name ? a->name : "?");
+		for (size_t t = 0; t < r->nr_tc; t++) {
+			n = snprintf(num, sizeof(num), "%" PRIu64, r->tc[t].v[c]);
+			cw[c] = n > cw[c] ? n : cw[c];
+		}
+	}
 	printf("# %*s  %*s", pw, "PID", tw, "TID");
 	for (size_t c = 0; c < r->nr_counters; c++) {
 		const struct perf_data_attr *a = perf_data_attr(r->data, r->counters[c]);
-		const char *name = a && a->name ? a->name : "?";
-		int w = (int)strlen(name);
 
-		for (size_t t = 0; t < r->nr_tc; t++) {
-			n = snprintf(num, sizeof(num), "%" PRIu64, r->tc[t].v[c]);
-			w = n > w ? n : w;
-		}
-		printf("  %*s", w, name);
+		printf("  %*s", cw[c], a && a->name ? a->name : "?");
 	}
 	printf("\n");
 	for (size_t t = 0; t < r->nr_tc; t++) {
 		printf("  %*d  %*d", pw, (int)r->tc[t].pid, tw, (int)r->tc[t].tid);
-		for (size_t c = 0; c < r->nr_counters; c++) {
-			const struct perf_data_attr *a = perf_data_attr(r->data, r->counters[c]);
-			int w = a && a->name ? (int)strlen(a->name) : 1;
-
-			for (size_t k = 0; k < r->nr_tc; k++) {
-				n = snprintf(num, sizeof(num), "%" PRIu64, r->tc[k].v[c]);
-				w = n > w ? n : w;
-			}
-			printf("  %*" PRIu64, w, r->tc[t].v[c]);
-		}
+		for (size_t c = 0; c < r->nr_counters; c++)
+			printf("  %*" PRIu64, cw[c], r->tc[t].v[c]);
 		printf("\n");
 	}
+	free(cw);
+	return 0;
 }
 
 static int on_record(void *ctx, const struct perf_event_header *rec,
@@ -546,7 +546,8 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 
 	if (rec->type == PERF_RECORD_READ && r->show_threads)
 		return add_read(r, rec, attr);
-	if (rec->type == PERF_RECORD_HEADER_FEATURE && r->header)
+	/* perf prints them with -I too (pipe mode: a file's are in its header) */
+	if (rec->type == PERF_RECORD_HEADER_FEATURE && (r->header || r->show_info))
 		perf_header_fprintf_feature_record(stdout, r->data, rec, r->show_info);
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return machine_process_record(r->machine, rec);
@@ -842,7 +843,8 @@ static int print_text(struct report *r, struct hist_row *const *rows, size_t nr,
 	static const char *const titles[HIST_NR_KEYS] = {
 		"    Pid:Command", "Command", "Shared Object", "Symbol", "CPU",
 		"Source:Line", "Symbol Offset" };	/* perf's titles */
-	size_t w[HIST_NR_KEYS] = { 15, 7, 13, 6, 3, 11, 13 };
+	static const size_t w0[HIST_NR_KEYS] = { 15, 7, 13, 6, 3, 11, 13 };
+	size_t w[HIST_NR_KEYS];
 	char buf[4096];
 	size_t start = 0;
 	bool sym_padded = false;	/* a symbol column before others: padded */
@@ -862,6 +864,8 @@ static int print_text(struct report *r, struct hist_row *const *rows, size_t nr,
 
 		while (end < nr && rows[end]->event == ev)
 			end++;
+		/* perf sizes the columns of each event by all its rows, hidden ones too */
+		memcpy(w, w0, sizeof(w));
 		for (size_t i = start; i < end; i++) {
 			const struct hist_row *e = rows[i];
 			size_t n;
@@ -877,12 +881,12 @@ static int print_text(struct report *r, struct hist_row *const *rows, size_t nr,
 			w[HIST_KEY_DSO] = n > w[HIST_KEY_DSO] ? n : w[HIST_KEY_DSO];
 			n = e->srcline ? strlen(e->srcline) : 0;
 			w[HIST_KEY_SRCLINE] = n > w[HIST_KEY_SRCLINE] ? n : w[HIST_KEY_SRCLINE];
-			if (hist_has_key(r->hist, HIST_KEY_SYM) && !under_limit(r, e, total)) {
+			if (hist_has_key(r->hist, HIST_KEY_SYM)) {
 				sym_name(r, e, buf, sizeof(buf), true);
 				n = strlen(buf);
 				w[HIST_KEY_SYM] = n > w[HIST_KEY_SYM] ? n : w[HIST_KEY_SYM];
 			}
-			if (hist_has_key(r->hist, HIST_KEY_SYMOFF) && !under_limit(r, e, total)) {
+			if (hist_has_key(r->hist, HIST_KEY_SYMOFF)) {
 				symoff_name(r, e, buf, sizeof(buf), true);
 				n = strlen(buf);
 				w[HIST_KEY_SYMOFF] = n > w[HIST_KEY_SYMOFF] ? n : w[HIST_KEY_SYMOFF];
@@ -1262,8 +1266,9 @@ int cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < r.nr_sorts; i++)
 		if (!r.sorts[i].num)
 			keys[nr_keys++] = r.sorts[i].id;
-	/* perf: with sym the first key, a graph's first frame is the row's own, not printed */
-	r.sort_sym_first = nr_keys && keys[0] == HIST_KEY_SYM;
+	/* perf: a graph's first frame, the row's own, is not printed when -s starts with
+	   sym and there is no -F (its test is on the text) */
+	r.sort_sym_first = !fields_arg && sort_arg && !strncmp(sort_arg, "sym", 3);
 	if (graph) {
 		if (!(r.cg = callgraph_new())) {
 			ret = error("out of memory");
@@ -1348,8 +1353,9 @@ int cmd_report(int argc, char **argv)
 		err = printf("# no samples match the filters\n") < 0 ? -EIO : 0;
 	if (!err && r.show_threads) {	/* perf prints it after the rows, with -q too */
 		printf("\n");
-		print_threads(&r);
-		err = ferror(stdout) ? -EIO : 0;
+		err = print_threads(&r);
+		if (!err && ferror(stdout))
+			err = -EIO;
 	}
 	ret = err ? error_lib(err, "report") : EXIT_OK;
 	goto out;

@@ -581,7 +581,7 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 
 	switch (rec->type) {
 	case PERF_RECORD_HEADER_FEATURE:	/* pipe mode: perf prints each as it passes */
-		if (s->header)
+		if (s->header || s->show_info)
 			perf_header_fprintf_feature_record(stdout, s->data, rec, s->show_info);
 		break;
 	case PERF_RECORD_SAMPLE:

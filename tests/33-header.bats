@@ -162,7 +162,7 @@ fields_table() {	# perf|sbx FILE ARGS...
 	done
 	# sbx's own -s recording: a row per thread that ended, counts that are cpu-clock's ns
 	run -0 "$SBX" report -i "$W/sbx-multi.data" -T -q
-	assert_line --regexp '^#   PID    TID  cpu-clock$'
+	assert_line --regexp '^# +PID +TID +cpu-clock$'
 	[ "$(printf '%s\n' "${lines[@]}" | grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+$')" -ge 3 ]
 	# no READ records: the header line alone, as in perf
 	run -0 "$SBX" report -i "$W/plain.data" -T
@@ -185,4 +185,62 @@ fields_table() {	# perf|sbx FILE ARGS...
 	[ "$(join "$W/sbx-symoff" "$W/perf-symoff" | wc -l)" = "$(wc -l < "$W/sbx-symoff")" ]
 	run -0 "$SBX" report -i "$W/multi.data" -s symoff --json
 	jq -e 'all(.[]; has("symoff")) and any(.[]; .symoff | test("\\+0x[0-9a-f]+$"))' <<< "$output"
+}
+
+@test "report --header-only: a file of the other byte order, a group past the events, a node without CPUs" {
+	# a perf.data made here, little- and big-endian alike: perf reads both the same way
+	cat > "$W/mk.py" <<-'PY'
+	import struct, sys
+	out, order = sys.argv[1], sys.argv[2]
+	E = '<' if order == 'le' else '>'
+	def u32(v): return struct.pack(E + 'I', v)
+	def u64(v): return struct.pack(E + 'Q', v)
+	def pstr(s):
+	    b = s.encode() + b'\0'
+	    b += b'\0' * (-len(b) % 64)
+	    return u32(len(b)) + b
+	def attr():
+	    # type 1 (software), size 128, config 0 (cpu-clock), freq 4000, IP|TID|TIME|PERIOD,
+	    # read_format ID; flags: disabled, inherit, mmap, comm, freq, sample_id_all, precise_ip 2
+	    flags = 1 | 2 | 1 << 8 | 1 << 9 | 1 << 10 | 2 << 15 | 1 << 18
+	    fb = struct.pack('<Q', flags)
+	    if order == 'be':	# perf's bit-fields: each byte's bits mirrored, the bytes in place
+	        fb = bytes(int('{:08b}'.format(x)[::-1], 2) for x in fb)
+	    a = u32(1) + u32(128) + u64(0) + u64(4000) + u64(0x107) + u64(4) + fb
+	    a += u32(0) + u32(0) + u64(0) * 4 + u32(0) + struct.pack(E + 'i', 0) + u64(0)
+	    a += u32(0) + struct.pack(E + 'H', 0) + b'\0\0' + u32(0) + u32(0) + u64(0)
+	    assert len(a) == 128
+	    return a
+	feats = {
+	    3: pstr('host-' + order),
+	    12: u32(1) + u32(128) + attr() + u32(1) + pstr('cpu-clock:ppp') + u64(7),
+	    14: u32(1) + u32(0) + u64(100) + u64(50) + pstr(''),	# a NUMA node without CPUs
+	    17: u32(1) + pstr('{anon_group}') + u32(0) + u32(0xffffffff),	# a group past the events
+	}
+	hdr_size, attrs_off = 104, 104
+	ids_off = attrs_off + 144
+	data_off = ids_off + 8
+	data = u32(68) + struct.pack(E + 'HH', 0, 8)	# one FINISHED_ROUND
+	feat_off = data_off + len(data)
+	table, body, at = b'', b'', feat_off + 16 * len(feats)
+	for f in sorted(feats):
+	    table += u64(at + len(body)) + u64(len(feats[f]))
+	    body += feats[f]
+	bits = sum(1 << f for f in feats)
+	h = u64(0x32454c4946524550) + u64(104) + u64(144) + u64(attrs_off) + u64(144)
+	h += u64(data_off) + u64(len(data)) + u64(0) + u64(0) + u64(bits) + u64(0) * 3
+	open(out, 'wb').write(h + attr() + u64(ids_off) + u64(8) + u64(7) + data + table + body)
+	PY
+	python3 "$W/mk.py" "$W/le.data" le
+	python3 "$W/mk.py" "$W/be.data" be
+	touch -r "$W/le.data" "$W/be.data"
+	for f in le be; do
+		perf report -i "$W/$f.data" --header-only -I > "$W/perf.txt" 2>/dev/null
+		run -0 --separate-stderr timeout 20 "$SBX" report -i "$W/$f.data" --header-only -I
+		diff "$W/perf.txt" <(printf '%s\n' "${lines[@]}")
+	done
+	# the big-endian event decoded: its bit-fields too
+	assert_line '# event : name = cpu-clock:ppp, , id = { 7 }, type = 1, size = 128, { sample_period, sample_freq } = 4000, sample_type = IP|TID|TIME|PERIOD, read_format = ID, disabled = 1, inherit = 1, mmap = 1, comm = 1, freq = 1, precise_ip = 2, sample_id_all = 1'
+	assert_line '# node0 cpu list : -1'
+	refute_line --partial '# group:'
 }

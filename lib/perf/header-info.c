@@ -59,22 +59,29 @@ static uint64_t rd_u64(struct rd *r)
 	return r->swap ? bswap_64(v) : v;
 }
 
-/* A perf string (u32 len, then len bytes, NUL-padded): its text up to the NUL, or "". */
-static const char *rd_str(struct rd *r, char *buf, size_t size)
+/* A string of a section, in place: its text up to the NUL (printed with "%.*s", STR()). */
+struct str {
+	int n;
+	const char *p;
+};
+
+#define STR(s)	(s).n, (s).p
+
+/* A perf string (u32 len, then len bytes, NUL-padded): its text, whole, or "". */
+static struct str rd_str(struct rd *r)
 {
 	uint32_t len = rd_u32(r);
 	const char *s = rd_take(r, len);
-	size_t n = 0;
+	struct str v = { 0, "" };
 
-	if (s)
-		while (n < len && s[n])
-			n++;
-	if (n >= size)
-		n = size - 1;
-	if (s)
-		memcpy(buf, s, n);
-	buf[n] = 0;
-	return buf;
+	if (s) {
+		const char *nul = memchr(s, 0, len);
+
+		v.p = s;
+		v.n = (int)((nul ? (size_t)(nul - s) : len) < INT32_MAX ?
+			    (nul ? (size_t)(nul - s) : len) : INT32_MAX);
+	}
+	return v;
 }
 
 static bool feature(const struct perf_data *d, unsigned feat, struct rd *r)
@@ -206,11 +213,15 @@ static bool attr_known(const uint8_t *a, bool swap)
 	return !(st & 1u << 11) || !(at64(a, 72, swap) >> 19);
 }
 
+/* Every event of EVENT_DESC printed, or (it does not decode) only perf's line that says so. */
 static bool print_event_desc(FILE *f, const struct perf_data *d)
 {
 	struct rd r;
 	uint32_t nr, sz;
-	char name[4096];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+	bool ok = true;
 
 	if (!feature(d, HEADER_EVENT_DESC, &r))
 		return false;
@@ -220,55 +231,79 @@ static bool print_event_desc(FILE *f, const struct perf_data *d)
 		fprintf(f, "# event desc: not available or unable to read\n");
 		return true;
 	}
-	for (uint32_t i = 0; i < nr; i++) {
+	m = open_memstream(&text, &len);
+	if (!m)
+		return false;
+	for (uint32_t i = 0; i < nr && ok; i++) {
 		uint8_t a[128] = { 0 };
 		const void *p = rd_take(&r, sz);
 		uint32_t nr_ids;
+		struct str name;
 
 		if (p)
 			memcpy(a, p, sz < sizeof(a) ? sz : sizeof(a));
+		/* of the other byte order: made native as perf swaps an attr (its bit-fields too) */
+		if (r.swap)
+			perf_attr_swap(a, sz < sizeof(a) ? sz : sizeof(a));
 		nr_ids = rd_u32(&r);
-		rd_str(&r, name, sizeof(name));
-		if (r.bad || nr_ids > (size_t)(r.end - r.p) / 8 || !attr_known(a, r.swap)) {
-			fprintf(f, "# event desc: not available or unable to read\n");
-			return true;
-		}
-		if (!at32(a, 4, r.swap))	/* perf's list ends at an attr of size 0 */
+		name = rd_str(&r);
+		if (r.bad || nr_ids > (size_t)(r.end - r.p) / 8 || !attr_known(a, false)) {
+			ok = false;
 			break;
-		fprintf(f, "# event : name = %s, ", name);
-		if (nr_ids) {
-			fprintf(f, ", id = {");
-			for (uint32_t j = 0; j < nr_ids; j++)
-				fprintf(f, "%s %" PRIu64, j ? "," : "", rd_u64(&r));
-			fprintf(f, " }");
 		}
-		print_attr(f, a, r.swap);
-		fputc('\n', f);
+		if (!at32(a, 4, false))	/* perf's list ends at an attr of size 0 */
+			break;
+		fprintf(m, "# event : name = %.*s, ", STR(name));
+		if (nr_ids) {
+			fprintf(m, ", id = {");
+			for (uint32_t j = 0; j < nr_ids; j++)
+				fprintf(m, "%s %" PRIu64, j ? "," : "", rd_u64(&r));
+			fprintf(m, " }");
+		}
+		print_attr(m, a, false);
+		fputc('\n', m);
 	}
+	fclose(m);
+	if (ok && text)
+		fwrite(text, 1, len, f);
+	else if (!ok)
+		fprintf(f, "# event desc: not available or unable to read\n");
+	free(text);
 	return true;
 }
 
-/* The name of event i in EVENT_DESC (for GROUP_DESC), or NULL. */
-static bool event_desc_name(const struct perf_data *d, uint32_t idx, char *buf, size_t size)
+/* The names of the events of EVENT_DESC, in order (in place); *nr of them, NULL on failure. */
+static struct str *event_desc_names(const struct perf_data *d, uint32_t *nr)
 {
 	struct rd r;
-	uint32_t nr, sz;
+	uint32_t sz;
+	struct str *v;
 
+	*nr = 0;
 	if (!feature(d, HEADER_EVENT_DESC, &r))
-		return false;
-	nr = rd_u32(&r);
+		return NULL;
+	*nr = rd_u32(&r);
 	sz = rd_u32(&r);
-	for (uint32_t i = 0; i < nr && !r.bad; i++) {
+	/* each event is at least its attr, a count and a string's length */
+	if (r.bad || *nr > (size_t)(r.end - r.p) / ((size_t)sz + 8) ||
+	    !(v = calloc(*nr ? *nr : 1, sizeof(*v)))) {
+		*nr = 0;
+		return NULL;
+	}
+	for (uint32_t i = 0; i < *nr && !r.bad; i++) {
 		uint32_t nr_ids;
 
 		rd_take(&r, sz);
 		nr_ids = rd_u32(&r);
-		rd_str(&r, buf, size);
-		if (i == idx)
-			return !r.bad;
+		v[i] = rd_str(&r);
 		rd_take(&r, (size_t)nr_ids * 8);
 	}
-	return false;
+	if (r.bad) {
+		free(v);
+		*nr = 0;
+		return NULL;
+	}
+	return v;
 }
 
 /* ------------------------------------------------------ lists and sizes */
@@ -285,7 +320,8 @@ static void print_ranges(FILE *f, int *v, size_t n)
 {
 	size_t i = 0, k = 0;
 
-	qsort(v, n, sizeof(*v), cmp_int);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_int);
 	for (size_t j = 0; j < n; j++)	/* each once */
 		if (!k || v[k - 1] != v[j])
 			v[k++] = v[j];
@@ -307,12 +343,17 @@ static void print_ranges(FILE *f, int *v, size_t n)
 }
 
 /* A cpu list ("0-1,4") parsed and printed again, as perf's cpu maps do. */
-static void print_cpu_list(FILE *f, const char *s)
+/* The CPUs a list names, at most this many (perf's maps hold no more CPUs than that) */
+#define CPU_LIST_MAX	(1 << 16)
+
+/* A cpu list ("0-1,4") parsed and printed again, as perf's cpu maps do. */
+static void print_cpu_list(FILE *f, struct str list)
 {
+	char *copy = strndup(list.p, (size_t)list.n), *s = copy;
 	int *v = NULL;
 	size_t n = 0, cap = 0;
 
-	while (*s) {
+	while (s && *s && n < CPU_LIST_MAX) {
 		char *end;
 		long a = strtol(s, &end, 10), b = a;
 
@@ -320,7 +361,7 @@ static void print_cpu_list(FILE *f, const char *s)
 			break;
 		if (*end == '-')
 			b = strtol(end + 1, &end, 10);
-		for (long c = a; c <= b && c - a < 65536; c++) {
+		for (long c = a; c <= b && n < CPU_LIST_MAX; c++) {
 			if (n == cap) {
 				int *nv = realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
 
@@ -336,6 +377,7 @@ static void print_cpu_list(FILE *f, const char *s)
 	}
 	print_ranges(f, v, n);
 	free(v);
+	free(copy);
 }
 
 /* perf's unit_number__scnprintf(): B, K, M or G, divided while more than 1 of the next */
@@ -360,12 +402,11 @@ static bool print_strings_feature(FILE *f, struct rd *r, unsigned feat)
 		[HEADER_VERSION] = "perf version", [HEADER_ARCH] = "arch",
 		[HEADER_CPUDESC] = "cpudesc", [HEADER_CPUID] = "cpuid",
 	};
-	char s[4096];
+	struct str v = rd_str(r);
 
-	rd_str(r, s, sizeof(s));
 	if (r->bad)
 		return false;
-	fprintf(f, "# %s : %s\n", label[feat], s);
+	fprintf(f, "# %s : %.*s\n", label[feat], STR(v));
 	return true;
 }
 
@@ -387,36 +428,44 @@ static bool arch_keeps_ids(const struct perf_data *d)
 
 static bool print_cpu_topology(FILE *f, const struct perf_data *d, struct rd *r)
 {
-	char s[4096];
 	uint32_t nr_cpus = nr_cpus_avail(d), nr, nr_dies = 0;
 	const uint8_t *cpus = NULL, *die_ids = NULL;
-	char *dies = NULL;
-	size_t dies_len = 0;
-	FILE *df;
+	char *threads = NULL;
+	size_t threads_len = 0;
+	FILE *tf;
 
 	nr = rd_u32(r);
-	for (uint32_t i = 0; i < nr && !r->bad; i++)
-		fprintf(f, "# sibling sockets : %s\n", rd_str(r, s, sizeof(s)));
+	for (uint32_t i = 0; i < nr && !r->bad; i++) {
+		struct str v = rd_str(r);
+
+		fprintf(f, "# sibling sockets : %.*s\n", STR(v));
+	}
 	/* the dies come between sockets and threads in the output, after them in the file */
-	df = open_memstream(&dies, &dies_len);
-	if (!df)
+	tf = open_memstream(&threads, &threads_len);
+	if (!tf)
 		return false;
 	nr = rd_u32(r);
-	for (uint32_t i = 0; i < nr && !r->bad; i++)
-		fprintf(df, "# sibling threads : %s\n", rd_str(r, s, sizeof(s)));
+	for (uint32_t i = 0; i < nr && !r->bad; i++) {
+		struct str v = rd_str(r);
+
+		fprintf(tf, "# sibling threads : %.*s\n", STR(v));
+	}
 	if (!r->bad && r->p < r->end) {
 		cpus = rd_take(r, (size_t)nr_cpus * 8);
 		if (cpus && r->p < r->end) {
 			nr_dies = rd_u32(r);
-			for (uint32_t i = 0; i < nr_dies && !r->bad; i++)
-				fprintf(f, "# sibling dies    : %s\n", rd_str(r, s, sizeof(s)));
+			for (uint32_t i = 0; i < nr_dies && !r->bad; i++) {
+				struct str v = rd_str(r);
+
+				fprintf(f, "# sibling dies    : %.*s\n", STR(v));
+			}
 			die_ids = rd_take(r, (size_t)nr_cpus * 4);
 		}
 	}
-	fclose(df);
-	if (dies)
-		fputs(dies, f);
-	free(dies);
+	fclose(tf);
+	if (threads)
+		fwrite(threads, 1, threads_len, f);
+	free(threads);
 	if (r->bad)
 		return false;
 	/* perf drops the ids when a socket id is past the CPUs (but on s390 and arm64) */
@@ -448,20 +497,19 @@ static bool print_cpu_topology(FILE *f, const struct perf_data *d, struct rd *r)
 
 static bool print_numa_topology(FILE *f, struct rd *r)
 {
-	char s[4096];
 	uint32_t nr = rd_u32(r);
 
 	for (uint32_t i = 0; i < nr && !r->bad; i++) {
 		uint32_t node = rd_u32(r);
 		uint64_t total = rd_u64(r), free_kb = rd_u64(r);
+		struct str v = rd_str(r);
 
-		rd_str(r, s, sizeof(s));
 		if (r->bad)
 			break;
 		fprintf(f, "# node%u meminfo  : total = %" PRIu64 " kB, free = %" PRIu64 " kB\n",
 			node, total, free_kb);
 		fprintf(f, "# node%u cpu list : ", node);
-		print_cpu_list(f, s);
+		print_cpu_list(f, v);
 		fputc('\n', f);
 	}
 	return !r->bad;
@@ -469,7 +517,6 @@ static bool print_numa_topology(FILE *f, struct rd *r)
 
 static bool print_pmu_mappings(FILE *f, struct rd *r)
 {
-	char s[4096];
 	uint32_t nr = rd_u32(r);
 
 	if (r->bad)
@@ -481,8 +528,9 @@ static bool print_pmu_mappings(FILE *f, struct rd *r)
 	fprintf(f, "# pmu mappings: ");
 	for (uint32_t i = 0; i < nr && !r->bad; i++) {
 		uint32_t type = rd_u32(r);
+		struct str v = rd_str(r);
 
-		fprintf(f, "%s%s = %u", i ? ", " : "", rd_str(r, s, sizeof(s)), type);
+		fprintf(f, "%s%.*s = %u", i ? ", " : "", STR(v), type);
 	}
 	fputc('\n', f);
 	return !r->bad;
@@ -490,29 +538,28 @@ static bool print_pmu_mappings(FILE *f, struct rd *r)
 
 static bool print_group_desc(FILE *f, const struct perf_data *d, struct rd *r)
 {
-	char s[4096], name[4096];
-	uint32_t nr = rd_u32(r);
+	uint32_t nr = rd_u32(r), nr_events;
+	struct str *names = event_desc_names(d, &nr_events);
 
 	for (uint32_t i = 0; i < nr && !r->bad; i++) {
-		uint32_t leader, members;
+		struct str name = rd_str(r);
+		uint32_t leader = rd_u32(r), members = rd_u32(r);
+		bool anon = name.n == 12 && !memcmp(name.p, "{anon_group}", 12);
 
-		rd_str(r, s, sizeof(s));
-		leader = rd_u32(r);
-		members = rd_u32(r);
-		if (r->bad || members <= 1)
+		/* perf makes its groups of its events: one past them is none */
+		if (r->bad || members <= 1 || leader >= nr_events || members > nr_events - leader)
 			continue;
-		fprintf(f, "# group: %s{", strcmp(s, "{anon_group}") ? s : "");
+		fprintf(f, "# group: %.*s{", anon ? 0 : name.n, name.p);
 		for (uint32_t k = 0; k < members; k++)
-			fprintf(f, "%s%s", k ? "," : "",
-				event_desc_name(d, leader + k, name, sizeof(name)) ? name : "?");
+			fprintf(f, "%s%.*s", k ? "," : "", STR(names[leader + k]));
 		fprintf(f, "}\n");
 	}
+	free(names);
 	return !r->bad;
 }
 
 static bool print_cache(FILE *f, struct rd *r)
 {
-	char type[256], size[256], map[4096];
 	uint32_t nr;
 
 	if (rd_u32(r) != 1)
@@ -524,12 +571,15 @@ static bool print_cache(FILE *f, struct rd *r)
 	for (uint32_t i = 0; i < nr && !r->bad; i++) {
 		uint32_t level = rd_u32(r);
 
+		struct str type, size, map;
+
 		rd_take(r, 12);	/* line size, sets, ways */
-		rd_str(r, type, sizeof(type));
-		rd_str(r, size, sizeof(size));
-		rd_str(r, map, sizeof(map));
+		type = rd_str(r);
+		size = rd_str(r);
+		map = rd_str(r);
 		if (!r->bad)
-			fprintf(f, "#  L%d %-15s %8s [%s]\n", (int)level, type, size, map);
+			fprintf(f, "#  L%d %-15.*s %8.*s [%.*s]\n", (int)level, STR(type), STR(size),
+				STR(map));
 	}
 	return !r->bad;
 }
@@ -563,7 +613,7 @@ static bool print_mem_topology(FILE *f, struct rd *r)
 	nr = rd_u64(r);
 	if (r->bad)
 		return false;
-	fprintf(f, "# memory nodes (nr %d, block size %#" PRIx64 "):\n", (int)nr, block);
+	fprintf(f, "# memory nodes (nr %d, block size 0x%" PRIx64 "):\n", (int)nr, block);
 	for (uint64_t i = 0; i < nr && !r->bad; i++) {
 		uint64_t node = rd_u64(r), nbits, set = 0;
 		const uint8_t *words;
@@ -649,12 +699,10 @@ static bool print_clock_data(FILE *f, struct rd *r)
 /* "name=value, name=value" of nr caps */
 static void print_caps(FILE *f, struct rd *r, uint32_t nr)
 {
-	char name[1024], value[1024];
-
 	for (uint32_t i = 0; i < nr && !r->bad; i++) {
-		rd_str(r, name, sizeof(name));
-		rd_str(r, value, sizeof(value));
-		fprintf(f, "%s%s=%s", i ? ", " : "", name, value);
+		struct str name = rd_str(r), value = rd_str(r);
+
+		fprintf(f, "%s%.*s=%.*s", i ? ", " : "", STR(name), STR(value));
 	}
 }
 
@@ -680,20 +728,21 @@ static bool print_pmu_caps(FILE *f, struct rd *r)
 
 	for (uint32_t i = 0; i < nr && !r->bad; i++) {
 		uint32_t nr_caps = rd_u32(r);
-		char *caps = NULL, pmu[1024];
+		char *caps = NULL;
 		size_t len = 0;
 		FILE *cf = open_memstream(&caps, &len);
+		struct str pmu;
 
 		if (!cf)
 			return false;
 		print_caps(cf, r, nr_caps);
 		fclose(cf);
-		rd_str(r, pmu, sizeof(pmu));	/* the name comes after its caps */
+		pmu = rd_str(r);	/* the name comes after its caps */
 		if (!r->bad) {
 			if (nr_caps)
-				fprintf(f, "# %s pmu capabilities: %s\n", pmu, caps ? caps : "");
+				fprintf(f, "# %.*s pmu capabilities: %s\n", STR(pmu), caps ? caps : "");
 			else
-				fprintf(f, "# %s pmu capabilities: not available\n", pmu);
+				fprintf(f, "# %.*s pmu capabilities: not available\n", STR(pmu));
 		}
 		free(caps);
 	}
@@ -791,7 +840,7 @@ static bool print_bpf_prog_info(FILE *f, struct rd *r)
 				fprintf(f, "_F");
 			else if (name[0])
 				fprintf(f, "_%s", name);
-			fprintf(f, " addr %#" PRIx64 " size %u\n",
+			fprintf(f, " addr 0x%" PRIx64 " size %u\n",
 				at64(progs[i].data, ks + 8 * k, r->swap),
 				at32(progs[i].data, lens + 4 * k, r->swap));
 		}
@@ -835,17 +884,16 @@ static bool print_bpf_btf(FILE *f, struct rd *r)
 
 static bool print_hybrid_topology(FILE *f, struct rd *r)
 {
-	char pmu[1024], cpus[4096];
 	uint32_t nr = rd_u32(r);
 
 	if (r->bad)
 		return false;
 	fprintf(f, "# hybrid cpu system:\n");
 	for (uint32_t i = 0; i < nr && !r->bad; i++) {
-		rd_str(r, pmu, sizeof(pmu));
-		rd_str(r, cpus, sizeof(cpus));
+		struct str pmu = rd_str(r), cpus = rd_str(r);
+
 		if (!r->bad)
-			fprintf(f, "# %s cpu list : %s\n", pmu, cpus);
+			fprintf(f, "# %.*s cpu list : %.*s\n", STR(pmu), STR(cpus));
 	}
 	return !r->bad;
 }
@@ -867,7 +915,6 @@ static void print_feature_name(FILE *f, unsigned feat)
 static bool print_feature(FILE *f, const struct perf_data *d, unsigned feat, bool full)
 {
 	struct rd r;
-	char s[4096];
 
 	if (feat == HEADER_EVENT_DESC)
 		return print_event_desc(f, d);
@@ -902,10 +949,14 @@ static bool print_feature(FILE *f, const struct perf_data *d, unsigned feat, boo
 
 		fprintf(f, "# cmdline : ");
 		for (uint32_t i = 0; i < nr && !r.bad; i++) {
-			rd_str(&r, s, sizeof(s));
+			struct str v = rd_str(&r);
+
 			/* perf escapes each single quote, and ends every word with a space */
-			for (const char *c = s; *c; c++)
-				fputs(*c == '\'' ? "\\'" : (char[]){ *c, 0 }, f);
+			for (int c = 0; c < v.n; c++)
+				if (v.p[c] == '\'')
+					fputs("\\'", f);
+				else
+					fputc(v.p[c], f);
 			fputc(' ', f);
 		}
 		fputc('\n', f);
@@ -948,10 +999,10 @@ static bool print_feature(FILE *f, const struct perf_data *d, unsigned feat, boo
 			fprintf(f, "# directory data version : %" PRIu64 "\n", v);
 		return !r.bad;
 	}
-	case HEADER_BPF_PROG_INFO:
-		return print_bpf_prog_info(f, &r);
+	case HEADER_BPF_PROG_INFO:	/* perf 6.1 reads neither from the other byte order */
+		return r.swap || print_bpf_prog_info(f, &r);
 	case HEADER_BPF_BTF:
-		return print_bpf_btf(f, &r);
+		return r.swap || print_bpf_btf(f, &r);
 	case HEADER_COMPRESSED: {
 		uint32_t v[5];
 

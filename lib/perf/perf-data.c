@@ -124,7 +124,7 @@ static uint32_t rd32(const void *p, bool swap)
 /* ------------------------------------------------------------- attrs */
 
 /* perf_event_attr of the other byte order: fields swapped, bitfield bits reversed per byte */
-static void swap_attr(uint8_t *a, size_t size)
+void perf_attr_swap(uint8_t *a, size_t size)
 {
 	size_t n;
 
@@ -353,7 +353,7 @@ static int swap_record(struct perf_data *d, uint8_t *rec)
 					size = PERF_ATTR_SIZE_VER0;
 				if (size > len)
 					return -1;
-				swap_attr(b, size);
+				perf_attr_swap(b, size);
 				swap_u64s(b + size, (len - size) / 8);
 			}
 			return 0;
@@ -608,7 +608,7 @@ static int open_file_mode(struct perf_data *d)
 		if (size + sizeof(ids) > fh.attr_size)
 			return sbx_error(-EINVAL, "attr %zu: size %u does not fit its entry", i, size);
 		if (d->swap)
-			swap_attr(a, size);
+			perf_attr_swap(a, size);
 		memcpy(&ids, a + fh.attr_size - sizeof(ids), sizeof(ids));
 		if (d->swap)
 			swap_u64s(&ids, 2);
@@ -659,6 +659,8 @@ static int open_file_mode(struct perf_data *d)
 	}
 	apply_event_desc(d);
 	d->fh = fh;
+	if (d->data_claimed)	/* the header as written: a cut file says how long it was */
+		d->fh.data.size = d->data_claimed;
 	d->pos = fh.data.offset;
 	d->data_start = d->pos;
 	d->data_end = fh.data.offset + fh.data.size;

@@ -157,6 +157,14 @@ void perf_data_close(struct perf_data *d);
  */
 int64_t perf_data_record_offset(const struct perf_data *d, const struct perf_event_header *rec);
 
+/*
+ * A perf_event_attr of size bytes (at most the struct's) written on a
+ * machine of the other byte order, made native in place: each field
+ * swapped, and the flag bits (bit-fields) reversed in each byte, as perf
+ * swaps them.
+ */
+void perf_attr_swap(uint8_t *a, size_t size);
+
 /* True for pipe mode input. */
 bool perf_data_is_pipe(const struct perf_data *d);
 

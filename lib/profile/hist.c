@@ -439,6 +439,9 @@ static int cmp_key(const struct hist *h, enum hist_key key, const struct hist_ro
 		c = strcmp(x->comm ? x->comm : "", y->comm ? y->comm : "");
 		break;
 	case HIST_KEY_DSO:
+		/* no DSO last, as perf's cmp_null() puts it */
+		if (!x->dso != !y->dso)
+			return x->dso ? -1 : 1;
 		c = strcmp(x->dso ? x->dso->short_name : "", y->dso ? y->dso->short_name : "");
 		if (!c && x->dso != y->dso)	/* one name, two files */
 			c = strcmp(x->dso ? x->dso->path : "", y->dso ? y->dso->path : "");

@@ -14,6 +14,7 @@
 
 #include "symbol/addrspace.h"
 #include "symbol/dso.h"
+#include "perf/header-info.h"
 #include "perf/perf-data.h"
 #include "perf/session.h"
 #include "profile/stacks.h"
@@ -87,6 +88,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
 	}
 	for (size_t i = 0; i < sizeof(string_feats) / sizeof(string_feats[0]); i++)
 		free(perf_data_feature_string(d, string_feats[i]));
+	/* every feature's decoder, as --header -I runs them (pipe mode: after the records) */
+	{
+		FILE *null = fopen("/dev/null", "w");
+
+		for (unsigned f = 1; null && f < HEADER_LAST_FEATURE; f++) {
+			perf_header_fprintf_feature(null, d, f, true);
+			perf_header_fprintf_feature(null, d, f, false);
+		}
+		if (null)
+			fclose(null);
+	}
 	if (m && perf_data_feature(d, HEADER_BUILD_ID, &fb, &flen) == 1)
 		machine_add_build_ids(m, fb, flen, perf_data_needs_swap(d));
 	perf_data_tracing_data(d, &flen);
