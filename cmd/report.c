@@ -761,20 +761,6 @@ static int print_json(struct report *r, struct hist_row *const *rows, size_t nr,
 	return 0;
 }
 
-static bool has_field(const struct hist_field *v, size_t n, struct hist_field f)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i].num == f.num && v[i].id == f.id)
-			return true;
-	return false;
-}
-
-static void add_field(struct hist_field *v, size_t *n, struct hist_field f)
-{
-	if (!has_field(v, *n, f))
-		v[(*n)++] = f;
-}
-
 /*
  * perf report's setup_sorting(): the sort order and the columns from -s and
  * -F. -F without '+' names the columns alone, and the sorts are -s's (none
@@ -798,30 +784,30 @@ static void setup_fields(struct report *r, const char *sort_arg, const struct hi
 		if (!r->strict_fields) {
 			/* perf's test is on the text: "overhead_children" holds "overhead" */
 			if (r->children && (!sort_arg || !strstr(sort_arg, "overhead_children")))
-				add_field(r->sorts, &r->nr_sorts, children);
+				hist_field_add(r->sorts, &r->nr_sorts, children);
 			if (!sort_arg || !strstr(sort_arg, "overhead"))
-				add_field(r->sorts, &r->nr_sorts, overhead);
+				hist_field_add(r->sorts, &r->nr_sorts, overhead);
 		}
 		if (!sort_arg) {
 			sorts = def;
 			nr_sorts = sizeof(def) / sizeof(*def);
 		}
 		for (size_t i = 0; i < nr_sorts; i++)
-			add_field(r->sorts, &r->nr_sorts, sorts[i]);
+			hist_field_add(r->sorts, &r->nr_sorts, sorts[i]);
 	}
 	if (!r->strict_fields) {
 		if (r->children)
-			add_field(r->cols, &r->nr_cols, children);
-		add_field(r->cols, &r->nr_cols, overhead);
+			hist_field_add(r->cols, &r->nr_cols, children);
+		hist_field_add(r->cols, &r->nr_cols, overhead);
 		if (r->show_nr)
-			add_field(r->cols, &r->nr_cols, (struct hist_field){ true, HIST_NUM_SAMPLES });
+			hist_field_add(r->cols, &r->nr_cols, (struct hist_field){ true, HIST_NUM_SAMPLES });
 	}
 	for (size_t i = 0; i < nr_fields; i++)
-		add_field(r->cols, &r->nr_cols, fields[i]);
+		hist_field_add(r->cols, &r->nr_cols, fields[i]);
 	for (size_t i = 0; i < r->nr_sorts; i++)
-		add_field(r->cols, &r->nr_cols, r->sorts[i]);
+		hist_field_add(r->cols, &r->nr_cols, r->sorts[i]);
 	for (size_t i = 0; i < r->nr_cols; i++)
-		add_field(r->sorts, &r->nr_sorts, r->cols[i]);
+		hist_field_add(r->sorts, &r->nr_sorts, r->cols[i]);
 }
 
 /* perf's header of a numeric column, and its width */

@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -163,54 +164,58 @@ static uint32_t at32(const uint8_t *a, size_t off, bool swap)
 	return swap ? bswap_32(v) : v;
 }
 
-/* perf_event_attr__fprintf(): each field that is not zero, ", name = value" */
-static void print_attr(FILE *f, const uint8_t *a, bool swap)
+/* The bit-fields of an attr (disabled, inherit, …) as one word, bit 0 first. */
+static uint64_t attr_flags(const struct perf_event_attr *a)
 {
-	uint64_t flags = at64(a, 40, swap), v;
-	uint16_t max_stack;
+	uint64_t flags;
+
+	memcpy(&flags, (const uint8_t *)a + offsetof(struct perf_event_attr, read_format) + 8,
+	       sizeof(flags));
+	return flags;
+}
+
+/* perf_event_attr__fprintf(): each field of a (native) that is not zero, ", name = value" */
+static void print_attr(FILE *f, const struct perf_event_attr *a)
+{
+	uint64_t flags = attr_flags(a), v;
 
 #define NUM(name, val) do { if ((v = (val))) fprintf(f, ", %s = %" PRIu64, name, v); } while (0)
 #define HEX(name, val) do { if ((v = (val))) fprintf(f, ", %s = %#" PRIx64, name, v); } while (0)
-	NUM("type", at32(a, 0, swap));
-	NUM("size", at32(a, 4, swap));
-	HEX("config", at64(a, 8, swap));
-	NUM("{ sample_period, sample_freq }", at64(a, 16, swap));
-	print_bits(f, "sample_type", at64(a, 24, swap), sample_bits);
-	print_bits(f, "read_format", at64(a, 32, swap), read_bits);
+	NUM("type", a->type);
+	NUM("size", a->size);
+	HEX("config", a->config);
+	NUM("{ sample_period, sample_freq }", a->sample_period);
+	print_bits(f, "sample_type", a->sample_type, sample_bits);
+	print_bits(f, "read_format", a->read_format, read_bits);
 	for (unsigned b = 0; b < sizeof(flag_names) / sizeof(*flag_names); b++)
 		if (flag_names[b])
 			NUM(flag_names[b], b == 15 ? flags >> 15 & 3 : flags >> b & 1);
-	NUM("{ wakeup_events, wakeup_watermark }", at32(a, 48, swap));
-	NUM("bp_type", at32(a, 52, swap));
-	HEX("{ bp_addr, config1 }", at64(a, 56, swap));
-	HEX("{ bp_len, config2 }", at64(a, 64, swap));
-	print_bits(f, "branch_sample_type", at64(a, 72, swap), branch_bits);
-	HEX("sample_regs_user", at64(a, 80, swap));
-	NUM("sample_stack_user", at32(a, 88, swap));
-	if ((int32_t)at32(a, 92, swap))
-		fprintf(f, ", clockid = %d", (int32_t)at32(a, 92, swap));
-	HEX("sample_regs_intr", at64(a, 96, swap));
-	NUM("aux_watermark", at32(a, 104, swap));
-	memcpy(&max_stack, a + 108, 2);
-	NUM("sample_max_stack", swap ? bswap_16(max_stack) : max_stack);
-	NUM("aux_sample_size", at32(a, 112, swap));
-	NUM("sig_data", at64(a, 120, swap));
+	NUM("{ wakeup_events, wakeup_watermark }", a->wakeup_events);
+	NUM("bp_type", a->bp_type);
+	HEX("{ bp_addr, config1 }", a->bp_addr);
+	HEX("{ bp_len, config2 }", a->bp_len);
+	print_bits(f, "branch_sample_type", a->branch_sample_type, branch_bits);
+	HEX("sample_regs_user", a->sample_regs_user);
+	NUM("sample_stack_user", a->sample_stack_user);
+	if (a->clockid)
+		fprintf(f, ", clockid = %d", a->clockid);
+	HEX("sample_regs_intr", a->sample_regs_intr);
+	NUM("aux_watermark", a->aux_watermark);
+	NUM("sample_max_stack", a->sample_max_stack);
+	NUM("aux_sample_size", a->aux_sample_size);
+	NUM("sig_data", a->sig_data);
 #undef NUM
 #undef HEX
 }
 
 /* perf_attr_check(): an attr of bits this perf does not know is not printed */
-static bool attr_known(const uint8_t *a, bool swap)
+static bool attr_known(const struct perf_event_attr *a)
 {
-	uint16_t r2;
-	uint64_t st = at64(a, 24, swap);
-
-	memcpy(&r2, a + 110, 2);
-	if (at64(a, 40, swap) >> 38 || r2 || at32(a, 116, swap))
+	if (attr_flags(a) >> 38 || a->__reserved_2 || a->__reserved_3)
 		return false;
-	if (st >> 25 || at64(a, 32, swap) >> 5)
+	if (a->sample_type >> 25 || a->read_format >> 5)
 		return false;
-	return !(st & 1u << 11) || !(at64(a, 72, swap) >> 19);
+	return !(a->sample_type & PERF_SAMPLE_BRANCH_STACK) || !(a->branch_sample_type >> 19);
 }
 
 /* Every event of EVENT_DESC printed, or (it does not decode) only perf's line that says so. */
@@ -235,23 +240,25 @@ static bool print_event_desc(FILE *f, const struct perf_data *d)
 	if (!m)
 		return false;
 	for (uint32_t i = 0; i < nr && ok; i++) {
-		uint8_t a[128] = { 0 };
+		struct perf_event_attr a;
 		const void *p = rd_take(&r, sz);
+		size_t n = sz < sizeof(a) ? sz : sizeof(a);
 		uint32_t nr_ids;
 		struct str name;
 
+		memset(&a, 0, sizeof(a));
 		if (p)
-			memcpy(a, p, sz < sizeof(a) ? sz : sizeof(a));
+			memcpy(&a, p, n);
 		/* of the other byte order: made native as perf swaps an attr (its bit-fields too) */
 		if (r.swap)
-			perf_attr_swap(a, sz < sizeof(a) ? sz : sizeof(a));
+			perf_attr_swap((uint8_t *)&a, n);
 		nr_ids = rd_u32(&r);
 		name = rd_str(&r);
-		if (r.bad || nr_ids > (size_t)(r.end - r.p) / 8 || !attr_known(a, false)) {
+		if (r.bad || nr_ids > (size_t)(r.end - r.p) / 8 || !attr_known(&a)) {
 			ok = false;
 			break;
 		}
-		if (!at32(a, 4, false))	/* perf's list ends at an attr of size 0 */
+		if (!a.size)	/* perf's list ends at an attr of size 0 */
 			break;
 		fprintf(m, "# event : name = %.*s, ", STR(name));
 		if (nr_ids) {
@@ -260,7 +267,7 @@ static bool print_event_desc(FILE *f, const struct perf_data *d)
 				fprintf(m, "%s %" PRIu64, j ? "," : "", rd_u64(&r));
 			fprintf(m, " }");
 		}
-		print_attr(m, a, false);
+		print_attr(m, &a);
 		fputc('\n', m);
 	}
 	fclose(m);
@@ -1044,15 +1051,21 @@ void perf_header_fprintf_feature(FILE *f, const struct perf_data *d, unsigned fe
 	free(buf);
 }
 
+/* The feature a HEADER_FEATURE record holds: true with *feat set, false for another record. */
+static bool record_feature(const struct perf_event_header *rec, uint64_t *feat)
+{
+	if (rec->type != PERF_RECORD_HEADER_FEATURE || rec->size < sizeof(*rec) + sizeof(*feat))
+		return false;
+	memcpy(feat, rec + 1, sizeof(*feat));
+	return true;
+}
+
 void perf_header_fprintf_feature_record(FILE *f, const struct perf_data *d,
 					const struct perf_event_header *rec, bool full)
 {
 	uint64_t feat;
 
-	if (rec->type != PERF_RECORD_HEADER_FEATURE || rec->size < sizeof(*rec) + sizeof(feat))
-		return;
-	memcpy(&feat, rec + 1, sizeof(feat));
-	if (feat < HEADER_LAST_FEATURE)
+	if (record_feature(rec, &feat) && feat < HEADER_LAST_FEATURE)
 		perf_header_fprintf_feature(f, d, (unsigned)feat, full);
 }
 
@@ -1067,11 +1080,8 @@ int perf_header_fprintf_pipe_features(FILE *f, struct perf_data *d, bool full)
 			break;
 		if (rec->type != PERF_RECORD_HEADER_FEATURE)	/* ATTR, EVENT_UPDATE, … */
 			continue;
-		if (rec->size < sizeof(*rec) + 8)
-			break;
-		memcpy(&feat, rec + 1, sizeof(feat));
-		if (feat >= HEADER_LAST_FEATURE)	/* perf's end of the features */
-			break;
+		if (!record_feature(rec, &feat) || feat >= HEADER_LAST_FEATURE)
+			break;	/* perf's end of the features */
 		perf_header_fprintf_feature(f, d, (unsigned)feat, full);
 	}
 	return ferror(f) ? -EIO : 0;

@@ -110,6 +110,15 @@ const char *hist_num_name(enum hist_num n)
 	return "?";
 }
 
+bool hist_field_add(struct hist_field *v, size_t *nr, struct hist_field f)
+{
+	for (size_t i = 0; i < *nr; i++)
+		if (v[i].num == f.num && v[i].id == f.id)
+			return false;
+	v[(*nr)++] = f;
+	return true;
+}
+
 int hist_parse_fields(const char *arg, struct hist_field *out, size_t *nr)
 {
 	char *copy = strdup(arg), *save = NULL;
@@ -120,7 +129,7 @@ int hist_parse_fields(const char *arg, struct hist_field *out, size_t *nr)
 		return sbx_error(-ENOMEM, "out of memory");
 	/* perf's strtok_r(", "): commas and spaces, empty words skipped */
 	for (char *t = strtok_r(copy, ", ", &save); t && !err; t = strtok_r(NULL, ", ", &save)) {
-		size_t i, n = strlen(t), k;
+		size_t i, n = strlen(t);
 
 		for (i = 0; i < sizeof(perf_fields) / sizeof(*perf_fields); i++)
 			if (!strncasecmp(t, perf_fields[i].name, n))
@@ -137,11 +146,7 @@ int hist_parse_fields(const char *arg, struct hist_field *out, size_t *nr)
 			break;
 		}
 		/* a field given twice counts once, as in perf */
-		for (k = 0; k < *nr; k++)
-			if (out[k].num == perf_fields[i].num && out[k].id == perf_fields[i].id)
-				break;
-		if (k == *nr)
-			out[(*nr)++] = (struct hist_field){ perf_fields[i].num, perf_fields[i].id };
+		hist_field_add(out, nr, (struct hist_field){ perf_fields[i].num, perf_fields[i].id });
 	}
 	if (!err && !*nr)
 		err = sbx_error(-EINVAL, "no key given");

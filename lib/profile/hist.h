@@ -93,6 +93,9 @@ void hist_free(struct hist *h);
  */
 int hist_parse_fields(const char *arg, struct hist_field *out, size_t *nr);
 
+/* Append f to v (*nr of them) unless v holds it: true when it was added. */
+bool hist_field_add(struct hist_field *v, size_t *nr, struct hist_field f);
+
 /* perf's name of a numeric field: "overhead", "overhead_children", "sample", … */
 const char *hist_num_name(enum hist_num n);
 
