@@ -173,11 +173,14 @@ fields_table() {	# perf|sbx FILE ARGS...
 
 @test "report -s symoff: a row per symbol and offset, the shares of perf script's sym+off" {
 	# perf 6.1 has no symoff key (newer perf's label): perf script's sym+off counts judge it
-	perf script -i "$W/multi.data" -F ip,sym,symoff 2>/dev/null |
-		awk '$2 != "[unknown]" { n[$2]++ } { t++ } END { for (k in n) printf "%s %.2f\n", k, 100 * n[k] / t }' |
+	# (by DSO too: two DSOs may each have a _start+0x0)
+	perf script -i "$W/multi.data" -F ip,sym,symoff,dso 2>/dev/null |
+		awk '{ d = $NF; gsub(/[()]/, "", d); sub(/.*\//, "", d) }
+			$2 != "[unknown]" { n[d "|" $2]++ } { t++ }
+			END { for (k in n) printf "%s %.2f\n", k, 100 * n[k] / t }' |
 		sort > "$W/perf-symoff"
-	run -0 "$SBX" report -q -i "$W/multi.data" -s symoff
-	printf '%s\n' "${lines[@]}" | awk '$3 ~ /\+0x/ { p = $1; sub(/%/, "", p); print $3, p }' |
+	run -0 "$SBX" report -q -i "$W/multi.data" -s dso,symoff
+	printf '%s\n' "${lines[@]}" | awk '$4 ~ /\+0x/ { p = $1; sub(/%/, "", p); print $2 "|" $4, p }' |
 		sort > "$W/sbx-symoff"
 	[ "$(wc -l < "$W/sbx-symoff")" -ge 5 ]
 	# every named row of sbx is perf script's, share for share
