@@ -8,6 +8,7 @@
 
 #include "builtin.h"
 #include "perf-input.h"
+#include "perf/records.h"
 #include "util/error.h"
 
 int perf_input_open(struct perf_input *in, const char *path)
@@ -74,11 +75,144 @@ static int deliver_jit(void *ctx, const struct perf_event_header *rec)
 	return in->fn(in->ctx, rec, attr, &s);
 }
 
+int perf_input_dump(struct perf_input *in, bool script, bool unordered)
+{
+	in->dump = calloc(1, sizeof(*in->dump));
+	if (!in->dump)
+		return -ENOMEM;
+	perf_dump_init(in->dump, stdout, in->data, perf_data_is_pipe(in->data) ? "pipe" : in->path,
+		       script);
+	/* said when the file asks for it, not when the user did */
+	if (!session_ordered(in->session))
+		printf("WARNING: No sample_id_all support, falling back to unordered processing\n");
+	if (unordered)
+		session_set_unordered(in->session);
+	in->dump->unordered = !session_ordered(in->session);
+	session_set_dump(in->session, true);
+	return 0;
+}
+
+/* Room for the counts of event i (pipe mode: events come with the records). */
+static int dump_counts(struct perf_input *in, size_t i)
+{
+	size_t nr = perf_data_nr_attrs(in->data);
+	uint64_t *s, *l;
+
+	if (i < in->dump_nr)
+		return 0;
+	s = realloc(in->dump_samples, nr * sizeof(*s));
+	if (s)
+		in->dump_samples = s;
+	l = s ? realloc(in->dump_lost, nr * sizeof(*l)) : NULL;
+	if (!l)
+		return sbx_error(-ENOMEM, "out of memory");
+	in->dump_lost = l;
+	memset(s + in->dump_nr, 0, (nr - in->dump_nr) * sizeof(*s));
+	memset(l + in->dump_nr, 0, (nr - in->dump_nr) * sizeof(*l));
+	in->dump_nr = nr;
+	return 0;
+}
+
+static size_t attr_index(const struct perf_input *in, const struct perf_data_attr *a)
+{
+	return (size_t)(a - perf_data_attr(in->data, 0));
+}
+
+/* perf's machine__resolve() lines of a sample: its thread, the DSO that holds its ip */
+static void dump_sample_owner(struct perf_input *in, const struct perf_sample *s)
+{
+	const char *comm = machine_thread_name(in->machine, s->tid);
+	const char *dso = "[hypervisor]";
+
+	printf(" ... thread: %s:%d\n", comm ? comm : "", (int)s->tid);
+	if (s->cpumode == PERF_RECORD_MISC_USER || s->cpumode == PERF_RECORD_MISC_KERNEL) {
+		struct map *map = machine_find_map(in->machine, s->pid, s->cpumode, s->ip, NULL);
+
+		dso = map ? map->dso->path : "<not found>";
+	}
+	printf(" ...... dso: %s\n", dso);
+}
+
+/*
+ * What a sample adds to its event's count in report's closing stats: 1, or
+ * in perf report's branch mode (the default when the file says it holds
+ * branch stacks) one per branch of its stack.
+ */
+static uint64_t dump_sample_count(struct perf_input *in, const struct perf_data_attr *attr,
+				  const struct perf_sample *s)
+{
+	const void *buf;
+	size_t len;
+
+	if (!(attr->attr.sample_type & PERF_SAMPLE_BRANCH_STACK) ||
+	    perf_data_feature(in->data, HEADER_BRANCH_STACK, &buf, &len) != 1)
+		return 1;
+	return s->branch_nr;
+}
+
+/* -D: the record printed, then handed on (a SAMPLE once per value of a group read). */
+static int deliver_dumped(struct perf_input *in, const struct perf_event_header *rec,
+			  const struct perf_data_attr *attr, const struct perf_sample *sample)
+{
+	const struct perf_data_attr *attrs[64];
+	uint64_t periods[64];
+	int n, err;
+
+	perf_dump_record(in->dump, session_offset(in->session), rec, attr, sample);
+	if (rec->type == PERF_RECORD_FINISHED_ROUND)
+		return 0;
+	if (rec->type == PERF_RECORD_HEADER_BUILD_ID)
+		return machine_add_build_ids(in->machine, rec, rec->size, false);
+	if (rec->type == PERF_RECORD_LOST_SAMPLES && attr) {
+		struct perf_rec_lost_samples ls;
+
+		if (!perf_rec_parse_lost_samples(rec, &ls) && !dump_counts(in, attr_index(in, attr)))
+			in->dump_lost[attr_index(in, attr)] += ls.lost;
+	}
+	if (rec->type != PERF_RECORD_SAMPLE)
+		return in->fn(in->ctx, rec, attr, sample);
+	if (!attr)	/* an id no event has: shown, not handed on */
+		return 0;
+	n = perf_dump_sample_values(&in->dump_values, in->data, attr, sample, attrs, periods, 64);
+	if (n < 0)
+		return sbx_error(n, "out of memory");
+	for (int i = 0; i < n; i++) {
+		struct perf_sample s = *sample;
+
+		s.period = periods[i];
+		dump_sample_owner(in, &s);
+		if ((err = dump_counts(in, attr_index(in, attrs[i]))))
+			return err;
+		in->dump_samples[attr_index(in, attrs[i])] += dump_sample_count(in, attrs[i], &s);
+		if ((err = in->fn(in->ctx, rec, attrs[i], &s)))
+			return err;
+	}
+	return 0;
+}
+
+void perf_input_dump_stats(struct perf_input *in)
+{
+	const struct session_stats *st = session_stats(in->session);
+	uint64_t by_type[SESSION_STATS_TYPES];
+	const void *aux;
+	size_t len;
+
+	memcpy(by_type, st->by_type, sizeof(by_type));
+	by_type[PERF_RECORD_COMPRESSED] += perf_data_nr_compressed(in->data);
+	if (dump_counts(in, perf_data_nr_attrs(in->data) ? perf_data_nr_attrs(in->data) - 1 : 0))
+		return;
+	perf_dump_stats(stdout, by_type, SESSION_STATS_TYPES,
+			perf_data_feature(in->data, HEADER_AUXTRACE, &aux, &len) == 1, in->data,
+			in->dump_samples, in->dump_lost, perf_data_nr_attrs(in->data));
+}
+
 static int deliver(void *ctx, const struct perf_event_header *rec,
 		   const struct perf_data_attr *attr, const struct perf_sample *sample)
 {
 	struct perf_input *in = ctx;
 
+	if (in->dump)
+		return deliver_dumped(in, rec, attr, sample);
 	if (rec->type == PERF_RECORD_HEADER_BUILD_ID)
 		return machine_add_build_ids(in->machine, rec, rec->size, false);
 	/* the common case, without the tracker's bookkeeping */
@@ -141,6 +275,14 @@ const struct session_stats *perf_input_stats(const struct perf_input *in)
 
 void perf_input_close(struct perf_input *in)
 {
+	free(in->dump);
+	perf_dump_values_free(in->dump_values);
+	free(in->dump_samples);
+	free(in->dump_lost);
+	in->dump = NULL;
+	in->dump_values = NULL;
+	in->dump_samples = in->dump_lost = NULL;
+	in->dump_nr = 0;
 	jit_tracker_free(in->jit);
 	in->jit = NULL;
 	session_free(in->session);

@@ -13,6 +13,7 @@
 #include "jit/inject.h"
 #include "symbol/addrspace.h"
 #include "symbol/dso.h"
+#include "perf/dump.h"
 #include "perf/perf-data.h"
 #include "perf/session.h"
 #include "util/strlist.h"
@@ -32,6 +33,11 @@ struct perf_input {
 	const struct perf_event_header *rec;
 	const struct perf_data_attr *attr;
 	const struct perf_sample *sample;
+	/* -D: every record printed as perf -D prints it */
+	struct perf_dump *dump;
+	struct perf_dump_values *dump_values;
+	uint64_t *dump_samples, *dump_lost;	/* per event: samples handed on, lost */
+	size_t dump_nr;
 };
 
 /*
@@ -51,6 +57,22 @@ void perf_input_warn_broken(const struct perf_data *d, const char *path);
  * Returns 0, or prints the error and returns EXIT_FAILED.
  */
 int perf_input_run(struct perf_input *in, session_fn fn, void *ctx);
+
+/*
+ * -D (--dump-raw-trace): perf_input_run() prints every record as perf
+ * report -D does (script: perf script -D), when perf prints it (a kernel
+ * record when it is delivered in time order, perf's own records when they
+ * are read), before the command's callback sees it; a SAMPLE is then
+ * followed by its thread and DSO lines, once per value of a group read,
+ * each handed to the callback with that value's event and period. The
+ * JIT tracker is off: the records are shown as they are. Call after
+ * perf_input_open(), before perf_input_run(). unordered: every record as
+ * it is read (perf script --dump-unsorted-raw-trace). 0 or -ENOMEM.
+ */
+int perf_input_dump(struct perf_input *in, bool script, bool unordered);
+
+/* After perf_input_run() with -D: report's closing "Aggregated stats". */
+void perf_input_dump_stats(struct perf_input *in);
 
 /* SAMPLE records delivered by perf_input_run(). */
 uint64_t perf_input_samples(const struct perf_input *in);

@@ -27,7 +27,7 @@ static const char *const report_usage[] = {
 	"[--tid TID[,TID...]] "
 	"[--comm COMM[,COMM...]] "
 	"[--dso DSO[,DSO...]] [--symbols SYM[,SYM...]] [-C CPU[,CPU...]] [--time START,STOP] [-n] "
-	"[-q] [--stats] [--header|--header-only] [-I] [-T] [--limit N] "
+	"[-q] [--stats] [--header|--header-only] [-I] [-T] [-D] [--limit N] "
 	"[--percent-limit PCT] [--percentage absolute|relative] [--children] "
 	"[-g [MODE,THRESHOLD,ORDER,...]] [-G] [--max-stack N] [--no-inline] [--no-demangle] "
 	"[--json|--folded|--flamegraph FILE]",
@@ -87,6 +87,8 @@ static const struct sbx_option report_options[] = {
 	{ "header-only", 0, NULL, "print the recording's header info only", OPT_HEADER_ONLY },
 	{ "show-info", 'I', NULL, "with --header: the topology features in full (pipe mode: "
 	  "each feature as it passes)", 0 },
+	{ "dump-raw-trace", 'D', NULL, "print every record as perf report -D does (its bytes, "
+	  "fields and place), then the counts of each type", 0 },
 	{ "threads", 'T', NULL, "after the rows, each thread's count of each event from the READ "
 	  "records of record -s (perf report -T)", 0 },
 	{ "show-nr-samples", 'n', NULL, "a column of sample counts (perf report -n)", 0 },
@@ -138,6 +140,7 @@ struct report {
 	bool show_nr;		/* -n: a samples column */
 	bool header;		/* --header: the header info first (pipe mode: features as they pass) */
 	bool show_info;		/* -I */
+	bool dump;		/* -D */
 	bool show_threads;	/* -T: the READ records' counts, summed by thread and event */
 	struct thread_counts {
 		uint32_t pid, tid;
@@ -587,6 +590,30 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 	if (!err && (r->children || r->cg))
 		err = add_chain(r, event_index(r, attr), s, attr, &al);
 	return err;
+}
+
+/* -D: the records' own changes to the processes, for the DSO of each sample. */
+static int on_record_dumped(void *ctx, const struct perf_event_header *rec,
+			    const struct perf_data_attr *attr, const struct perf_sample *s)
+{
+	struct report *r = ctx;
+
+	(void)attr;
+	(void)s;
+	return rec->type == PERF_RECORD_SAMPLE ? 0 : machine_process_record(r->machine, rec);
+}
+
+/* -D: perf report -D's output: its two header lines, every record, the counts. */
+static int dump_raw_trace(struct report *r, struct perf_input *in)
+{
+	if (perf_input_dump(in, false, false))
+		return error("out of memory");
+	printf("# To display the perf.data header info, please use --header/--header-only "
+	       "options.\n#\n");
+	if (perf_input_run(in, on_record_dumped, r))
+		return EXIT_FAILED;
+	perf_input_dump_stats(in);
+	return ferror(stdout) ? error_lib(-EIO, "report") : EXIT_OK;
 }
 
 /* Whether any event of the file samples call chains. */
@@ -1155,6 +1182,9 @@ int cmd_report(int argc, char **argv)
 		case 'T':
 			r.show_threads = true;
 			break;
+		case 'D':
+			r.dump = true;
+			break;
 		case OPT_TIME:
 			ret = perf_input_time_option(&p, &r.slice.time);
 			if (ret)
@@ -1236,6 +1266,11 @@ int cmd_report(int argc, char **argv)
 				       "--folded or --flamegraph");
 		goto out_opts;
 	}
+	if (r.dump && (folded || flamegraph || json || r.stats || r.show_threads || header_only)) {
+		ret = opts_usage_error(&p, "-D prints every record: not with --json, --folded, "
+				       "--flamegraph, --stats, -T or --header-only");
+		goto out_opts;
+	}
 	if (graph && (folded || flamegraph || r.stats)) {
 		ret = opts_usage_error(&p, "-g and -G print graphs under rows: not with --folded, "
 				       "--flamegraph or --stats");
@@ -1291,6 +1326,10 @@ int cmd_report(int argc, char **argv)
 	}
 	r.data = in.data;
 	r.machine = in.machine;
+	if (r.dump) {
+		ret = dump_raw_trace(&r, &in);
+		goto out;
+	}
 	if (!(r.chains = chain_resolver_new(r.machine))) {
 		ret = error("out of memory");
 		goto out;

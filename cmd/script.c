@@ -28,6 +28,7 @@ static const char *const script_usage[] = {
 	"sbx script [-i FILE|-] [-F FIELD[,FIELD...]] [--show-mmap-events] "
 	"[--show-task-events] [--pid PID,...] [--tid TID,...] [--comm COMM,...] "
 	"[-S SYM,...] [-C CPU,...] [--time START,STOP] [--ns] [--header|--header-only] [-I] [-G] "
+	"[-D|--dump-unsorted-raw-trace] "
 	"[--no-inline] [--no-demangle] "
 	"[--json|--folded]",
 	NULL,
@@ -48,6 +49,7 @@ enum {
 	OPT_TIME,
 	OPT_HEADER,
 	OPT_HEADER_ONLY,
+	OPT_DUMP_UNSORTED,
 };
 
 static const struct sbx_option script_options[] = {
@@ -68,6 +70,10 @@ static const struct sbx_option script_options[] = {
 	  OPT_HEADER },
 	{ "header-only", 0, NULL, "print the recording's header info only", OPT_HEADER_ONLY },
 	{ "show-info", 'I', NULL, "with --header: the topology features in full", 0 },
+	{ "dump-raw-trace", 'D', NULL, "print every record as perf script -D does (its bytes, "
+	  "fields and place), each sample followed by its line", 0 },
+	{ "dump-unsorted-raw-trace", 0, NULL, "-D with the records in file order, not in time "
+	  "order", OPT_DUMP_UNSORTED },
 	{ "hide-call-graph", 'G', NULL, "leave out call chains: one line a sample", 0 },
 	{ "inline", 0, NULL, "frames of the functions inlined at unwound frames (the default)",
 	  OPT_INLINE },
@@ -629,6 +635,7 @@ int cmd_script(int argc, char **argv)
 	struct sbx_opts p;
 	const char *input = "perf.data";
 	struct perf_input in = { 0 };
+	bool dump = false, unsorted = false;
 	int c, ret = EXIT_FAILED;
 
 	/* perf script's fields: a sample's thread, CPU, time, period, event, IP, symbol+offset,
@@ -716,6 +723,11 @@ int cmd_script(int argc, char **argv)
 		case 'I':
 			s.show_info = true;
 			break;
+		case 'D':
+		case OPT_DUMP_UNSORTED:
+			dump = true;
+			unsorted |= c == OPT_DUMP_UNSORTED;
+			break;
 		case OPT_TIME:
 			ret = perf_input_time_option(&p, &s.slice.time);
 			if (ret)
@@ -739,6 +751,11 @@ int cmd_script(int argc, char **argv)
 			opts_usage_error(&p, "unexpected argument '%s'", p.argv[p.optind]) :
 			opts_usage_error(&p, "--folded prints stacks: no -F, --show-mmap-events or "
 					 "--show-task-events with it");
+		goto bad_option;
+	}
+	if (dump && (s.json || s.stacks)) {
+		ret = opts_usage_error(&p, "-D prints every record as text: not with --json or "
+				       "--folded");
 		goto bad_option;
 	}
 	if ((s.header || s.header_only) && (s.json || s.stacks)) {
@@ -774,6 +791,10 @@ int cmd_script(int argc, char **argv)
 	/* perf script (6.1): the functions inlined at unwound frames */
 	chain_resolver_set_inlines(s.chains, s.no_inline ? CHAIN_INLINES_NONE :
 				   CHAIN_INLINES_UNWOUND, s.demangle);
+	if (dump && perf_input_dump(&in, true, unsorted)) {
+		ret = error("out of memory");
+		goto out;
+	}
 	ret = perf_input_run(&in, on_record, &s);
 	if (ret)
 		goto out;

@@ -81,6 +81,7 @@ struct perf_data {
 	uint8_t *dbuf;
 	size_t dbuf_cap, dpos, dlen;
 	uint64_t comp_off;	/* offset of the last COMPRESSED record, for messages */
+	uint64_t last_off;	/* perf's offset of the record handed out last */
 	struct copy {			/* aligned copies of misaligned file records */
 		struct copy *next;
 		uint64_t data[];
@@ -301,6 +302,11 @@ const struct perf_data_attr *perf_data_attr_of(const struct perf_data *d,
 		return NULL;
 	if (d->nr_attrs == 1 || !record_id(d, (const uint8_t *)rec, &id))
 		return &d->attrs[0];
+	return attr_by_id(d, id);
+}
+
+const struct perf_data_attr *perf_data_attr_by_id(const struct perf_data *d, uint64_t id)
+{
 	return attr_by_id(d, id);
 }
 
@@ -940,6 +946,11 @@ const char *perf_feature_name(unsigned f)
 	return f < HEADER_LAST_FEATURE && names[f] ? names[f] : "unknown";
 }
 
+uint64_t perf_data_last_offset(const struct perf_data *d)
+{
+	return d->last_off;
+}
+
 int64_t perf_data_record_offset(const struct perf_data *d, const struct perf_event_header *rec)
 {
 	const uint8_t *p = (const uint8_t *)rec;
@@ -1280,6 +1291,8 @@ static int next_decompressed(struct perf_data *d, const struct perf_event_header
 		return err;
 	if (!known_type(h.type))
 		d->nr_unknown++;
+	/* the COMPRESSED record that completed it */
+	d->last_off = d->pipe ? d->comp_off - 16 : d->comp_off;
 	*out = (const struct perf_event_header *)rec;
 	return 1;
 }
@@ -1417,6 +1430,8 @@ static int next_raw(struct perf_data *d, const struct perf_event_header **out)
 		err = decompress(d, rec, &h);
 		return err ? err : 2;
 	}
+	/* pipe mode counts from the end of its 16-byte header, as perf does */
+	d->last_off = d->pipe ? d->pos - 16 : d->pos;
 	d->pos += h.size;
 	if (d->swap && swap_record(d, rec))
 		return sbx_error(-EINVAL, "malformed %s record at offset %llu",

@@ -158,6 +158,15 @@ void perf_data_close(struct perf_data *d);
 int64_t perf_data_record_offset(const struct perf_data *d, const struct perf_event_header *rec);
 
 /*
+ * perf's offset of the record perf_data_next() handed out last, as perf
+ * report -D prints it: where it stands in the file; for a record
+ * decompressed from COMPRESSED records, where the COMPRESSED record that
+ * completed it stands; in pipe mode, counted from the end of the 16-byte
+ * pipe header.
+ */
+uint64_t perf_data_last_offset(const struct perf_data *d);
+
+/*
  * A perf_event_attr of size bytes (at most the struct's) written on a
  * machine of the other byte order, made native in place: each field
  * swapped, and the flag bits (bit-fields) reversed in each byte, as perf
@@ -251,6 +260,9 @@ uint64_t perf_data_nr_straddled(const struct perf_data *d);
 
 /* The events: nr, and the i-th (owned by the reader). */
 size_t perf_data_nr_attrs(const struct perf_data *d);
+
+/* The attr of event id: the first when there is only one or id is 0; NULL for none. */
+const struct perf_data_attr *perf_data_attr_by_id(const struct perf_data *d, uint64_t id);
 const struct perf_data_attr *perf_data_attr(const struct perf_data *d, size_t i);
 
 /*

@@ -186,6 +186,7 @@ static int sample_walk(const struct perf_sample_layout *l, uint8_t *body, uint8_
 			NEED(cur_u64s(&c, __builtin_popcountll(l->sample_regs_user), &s->regs_user, swap));
 	}
 	if (t & PERF_SAMPLE_STACK_USER) {
+		s->stack_user_offset = (uint32_t)(c.p - body) + sizeof(struct perf_event_header);
 		NEED(cur_u64(&c, &s->stack_user_size, swap));
 		if (s->stack_user_size) {
 			s->stack_user = c.p;

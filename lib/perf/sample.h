@@ -86,6 +86,7 @@ struct perf_sample {
 	uint64_t stack_user_size;
 	const void *stack_user;
 	uint64_t stack_user_dyn_size;
+	uint32_t stack_user_offset;	/* of its size word in the record (perf -D prints it) */
 	uint64_t weight;
 	uint64_t data_src;
 	uint64_t transaction;

@@ -11,6 +11,7 @@
 struct queued {
 	uint64_t time;
 	uint64_t seq;				/* file order among equal times */
+	uint64_t off;				/* perf's offset of the record */
 	const struct perf_event_header *rec;	/* owned when the reader's are not stable */
 };
 
@@ -27,6 +28,9 @@ struct session {
 	uint64_t next_flush;		/* flush limit of the next round */
 	uint64_t last_time;		/* newest time delivered */
 	const struct perf_event_header *prev_round;	/* the last FINISHED_ROUND */
+	bool ordered;			/* false: every record delivered as it is read */
+	bool dump;			/* rounds and unparsable samples delivered too */
+	uint64_t off;			/* perf's offset of the record being delivered */
 	struct session_stats stats;
 };
 
@@ -41,7 +45,34 @@ struct session *session_new(struct perf_data *d)
 	s->data = d;
 	s->copy = !perf_data_records_stable(d);
 	s->sorted = true;
+	/*
+	 * as perf: a file whose first event has no sample_id_all gives no
+	 * time to its other records, so nothing is ordered (pipe mode: its
+	 * events come later, and it is ordered)
+	 */
+	s->ordered = perf_data_is_pipe(d) || !perf_data_nr_attrs(d) ||
+		     perf_data_attr(d, 0)->attr.sample_id_all;
 	return s;
+}
+
+bool session_ordered(const struct session *s)
+{
+	return s->ordered;
+}
+
+void session_set_unordered(struct session *s)
+{
+	s->ordered = false;
+}
+
+void session_set_dump(struct session *s, bool on)
+{
+	s->dump = on;
+}
+
+uint64_t session_offset(const struct session *s)
+{
+	return s->off;
 }
 
 void session_free(struct session *s)
@@ -147,12 +178,13 @@ static int queue_push(struct session *s, struct queued q)
 	return 0;
 }
 
-static int deliver(struct session *s, const struct perf_event_header *rec, session_fn fn,
-		   void *ctx)
+static int deliver(struct session *s, const struct perf_event_header *rec, uint64_t off,
+		   session_fn fn, void *ctx)
 {
 	const struct perf_data_attr *attr = perf_data_attr_of(s->data, rec);
 	struct perf_sample sample;
 
+	s->off = off;
 	if (rec->type == PERF_RECORD_SAMPLE) {
 		if (!attr || perf_sample_parse(&attr->layout, rec, &sample)) {
 			/* left out, counted, and the first named by its place (no crash, no
@@ -162,6 +194,11 @@ static int deliver(struct session *s, const struct perf_event_header *rec, sessi
 				snprintf(s->stats.first_bad_why, sizeof(s->stats.first_bad_why), "%s",
 					 !attr ? "an id of no event in the file" :
 					 sbx_error_msg() ? sbx_error_msg() : "malformed");
+			}
+			/* a dump shows a sample of an id no event has, and nothing of it */
+			if (!attr && s->dump) {
+				memset(&sample, 0, sizeof(sample));
+				return fn(ctx, rec, NULL, &sample);
 			}
 			return 0;
 		}
@@ -201,7 +238,7 @@ static int flush(struct session *s, uint64_t limit, session_fn fn, void *ctx)
 	}
 	while (s->head < s->nr && s->heap[s->head].time <= limit) {
 		struct queued q = s->heap[s->head++];
-		int err = deliver(s, q.rec, fn, ctx);
+		int err = deliver(s, q.rec, q.off, fn, ctx);
 
 		s->last_time = q.time;
 		if (s->copy)
@@ -233,11 +270,18 @@ int session_run(struct session *s, session_fn fn, void *ctx)
 	int ret, err;
 
 	while ((ret = perf_data_next(s->data, &rec)) > 0) {
-		uint64_t t;
+		uint64_t t, off = perf_data_last_offset(s->data);
 
 		if (rec->type < SESSION_STATS_TYPES)
 			s->stats.by_type[rec->type]++;
-		if (rec->type == PERF_RECORD_FINISHED_ROUND) {
+		if (rec->type == PERF_RECORD_FINISHED_ROUND && s->dump) {
+			/* shown as it is read, before what it releases */
+			s->off = off;
+			err = fn(ctx, rec, NULL, NULL);
+			if (err)
+				return err;
+		}
+		if (rec->type == PERF_RECORD_FINISHED_ROUND && s->ordered) {
 			err = flush(s, s->next_flush, fn, ctx);
 			if (err)
 				return err;
@@ -252,9 +296,11 @@ int session_run(struct session *s, session_fn fn, void *ctx)
 			s->prev_round = rec;
 			continue;
 		}
-		t = record_time(s, rec);
+		if (rec->type == PERF_RECORD_FINISHED_ROUND)
+			continue;
+		t = s->ordered ? record_time(s, rec) : 0;
 		if (!t) {
-			err = deliver(s, rec, fn, ctx);
+			err = deliver(s, rec, off, fn, ctx);
 			if (err)
 				return err;
 			continue;
@@ -271,7 +317,7 @@ int session_run(struct session *s, session_fn fn, void *ctx)
 			memcpy(c, rec, rec->size);
 			rec = c;
 		}
-		err = queue_push(s, (struct queued){ t, s->seq++, rec });
+		err = queue_push(s, (struct queued){ t, s->seq++, off, rec });
 		if (err) {
 			if (s->copy)
 				free((void *)rec);

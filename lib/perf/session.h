@@ -53,6 +53,27 @@ struct session *session_new(struct perf_data *d);
  */
 int session_run(struct session *s, session_fn fn, void *ctx);
 
+/*
+ * Whether records are delivered in time order: not for a file whose first
+ * event has no sample_id_all (perf's rule: its other records have no time),
+ * where every record is delivered as it is read.
+ */
+bool session_ordered(const struct session *s);
+
+/* Deliver every record as it is read, in file order (perf script --dump-unsorted-raw-trace). */
+void session_set_unordered(struct session *s);
+
+/*
+ * For a dump of every record (perf report -D): fn is also called for each
+ * FINISHED_ROUND as it is read (before the records it releases; attr and
+ * sample NULL), and for a SAMPLE of an id no event has (attr NULL, the
+ * sample zeroed). Off by default.
+ */
+void session_set_dump(struct session *s, bool on);
+
+/* perf's offset of the record fn was called with (perf_data_last_offset() when it was read). */
+uint64_t session_offset(const struct session *s);
+
 /* Counters of the run so far. */
 const struct session_stats *session_stats(const struct session *s);
 
