@@ -214,6 +214,14 @@ static void branches_dump(struct perf_dump *pd, const struct perf_data_attr *att
 	}
 }
 
+/* A cursor over a sample's read_format values (none: an empty one). */
+static struct cursor read_values(const struct perf_sample *s)
+{
+	uint8_t *p = (uint8_t *)s->read;
+
+	return p ? (struct cursor){ p, p + s->read_size } : (struct cursor){ NULL, NULL };
+}
+
 /* perf's get_page_size_name(): N/A, or the size in the largest unit that keeps it > 1 */
 static void page_size(FILE *f, const char *what, uint64_t size)
 {
@@ -236,7 +244,7 @@ static void read_values_dump(struct perf_dump *pd, const struct perf_data_attr *
 			     const struct perf_sample *s)
 {
 	uint64_t rf = attr->attr.read_format;
-	struct cursor c = { (uint8_t *)s->read, (uint8_t *)s->read + s->read_size };
+	struct cursor c = read_values(s);
 	uint64_t nr = 1, v;
 
 	fputs("... sample_read:\n", pd->out);
@@ -845,7 +853,7 @@ int perf_dump_sample_values(struct perf_dump_values **values, const struct perf_
 			    const struct perf_data_attr **attrs, uint64_t *periods, int max)
 {
 	uint64_t rf = attr->attr.read_format;
-	struct cursor c = { (uint8_t *)s->read, (uint8_t *)s->read + s->read_size };
+	struct cursor c = read_values(s);
 	uint64_t nr = 1, v;
 	int n = 0;
 

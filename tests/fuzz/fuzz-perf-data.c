@@ -4,7 +4,8 @@
  * order) through the reader, the ordered session, the per-process address
  * spaces, every feature decoder, the samples' call chains resolved (their
  * user stacks unwound, their inline frames), and their stacks folded and
- * drawn as a flame graph (report's and script's --folded, --flamegraph).
+ * drawn as a flame graph (report's and script's --folded, --flamegraph),
+ * and every record dumped as report -D prints it (group-read values too).
  * Nothing may crash, hang or leak.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 
 #include "symbol/addrspace.h"
 #include "symbol/dso.h"
+#include "perf/dump.h"
 #include "perf/header-info.h"
 #include "perf/perf-data.h"
 #include "perf/session.h"
@@ -24,6 +26,9 @@ struct fuzz_ctx {
 	struct machine *m;
 	struct stacks *stacks;
 	struct chain_resolver *chains;
+	struct session *session;
+	struct perf_dump dump;
+	struct perf_dump_values *values;
 };
 
 static int deliver(void *ctx, const struct perf_event_header *rec,
@@ -32,7 +37,17 @@ static int deliver(void *ctx, const struct perf_event_header *rec,
 	struct fuzz_ctx *fc = ctx;
 	struct machine *m = fc->m;
 	struct addr_location al;
+	const struct perf_data_attr *attrs[64];
+	uint64_t periods[64];
 
+	perf_dump_record(&fc->dump, session_offset(fc->session), rec, attr, sample);
+	if (rec->type == PERF_RECORD_FINISHED_ROUND ||
+	    (rec->type == PERF_RECORD_SAMPLE && !attr))
+		return 0;
+	if (rec->type == PERF_RECORD_SAMPLE &&
+	    perf_dump_sample_values(&fc->values, fc->dump.data, attr, sample, attrs, periods,
+				    64) < 0)
+		return -ENOMEM;
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return machine_process_record(m, rec) == -ENOMEM ? -ENOMEM : 0;
 	machine_resolve(m, sample->pid, sample->tid, sample->cpumode, sample->ip, &al);
@@ -73,10 +88,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
 	m = cache ? machine_new(cache) : NULL;
 	s = m ? session_new(d) : NULL;
 	if (s) {
-		struct fuzz_ctx fc = { m, stacks_new(), chain_resolver_new(m) };
+		struct fuzz_ctx fc = { .m = m, .stacks = stacks_new(),
+				       .chains = chain_resolver_new(m), .session = s };
 		FILE *null = fopen("/dev/null", "w");
+		uint64_t counts[4] = { 1, 2, 3, 4 };
 
+		perf_dump_init(&fc.dump, null ? null : stderr, d, "fuzz", false);
+		session_set_dump(s, true);
 		session_run(s, deliver, &fc);
+		perf_dump_values_free(fc.values);
+		if (null)
+			perf_dump_stats(null, counts, 4, true, d, counts, counts,
+					perf_data_nr_attrs(d) < 4 ? perf_data_nr_attrs(d) : 4);
 		if (fc.stacks && null && stacks_samples(fc.stacks)) {
 			stacks_write_folded(fc.stacks, null);
 			stacks_write_svg(fc.stacks, null, "fuzz");
