@@ -354,3 +354,14 @@ for line in open(sys.argv[1]):
 	assert_equal "${stderr_lines[0]}" "sbx report: error: --time: perf's percent forms are not supported, only START,STOP in seconds ('10%/2')"
 	run -2 --separate-stderr sbx script -i "$W/nl.data" --time 2,1
 }
+
+@test "script on a recording from another machine with no kernel map: perf's lines, its kernel addresses no one's" {
+	local f="$BATS_TEST_DIRNAME/data/lbr/propeller_sample_1.perfdata"
+	perf script -i "$f" > "$BATS_TEST_TMPDIR/perf.txt" 2>/dev/null
+	"$SBX" script -i "$f" > "$BATS_TEST_TMPDIR/sbx.txt"
+	diff "$BATS_TEST_TMPDIR/perf.txt" "$BATS_TEST_TMPDIR/sbx.txt"
+	# the samples the CPU took in the kernel (cycles:u leaks) are there, unnamed
+	grep -q ' ffffffffb1e00268 \[unknown\] (\[unknown\])$' "$BATS_TEST_TMPDIR/sbx.txt"
+	run -0 --separate-stderr sbx report -i "$f" -s dso,sym
+	assert_line --regexp '^ +0\.05% +\[unknown\] +\[k\] 0xffffffffb1e01eb0$'
+}

@@ -87,7 +87,8 @@ has() {
 	has '-1 -1 0 \[0x[0-9a-f]+\]: PERF_RECORD_ATTR'
 }
 
-@test "report -D on a real LBR recording: branch stacks and perf's branch-mode counts" {
+@test "report -D, script -D on a real LBR recording: branch stacks and perf's branch-mode counts" {
+	same script "$BATS_TEST_DIRNAME/data/lbr/propeller_sample_1.perfdata" -D
 	same report "$BATS_TEST_DIRNAME/data/lbr/propeller_sample_1.perfdata" -D
 	has '\.\.\. branch stack: nr:32'
 	has '\.\.\.\.\.  0: [0-9a-f]{16} -> [0-9a-f]{16} [0-9]+ cycles [ M][ P][ A][ T] 0 '

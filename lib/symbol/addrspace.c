@@ -559,8 +559,13 @@ void machine_resolve(struct machine *m, uint32_t pid, uint32_t tid, uint8_t cpum
 	al->offset = ip;
 	al->map = machine_find_map(m, pid, cpumode, ip, &al->kernel);
 	if (al->kernel) {
-		al->dso = al->map ? al->map->dso : m->kernel_dso;
-		al->sym = dso_find_symbol(al->dso, ip);
+		/*
+		 * an address past the kernel's maps is the kernel's; without any
+		 * (a file with no kernel MMAP, maybe from another machine) it is
+		 * no one's, as in perf: this machine's kallsyms would name it wrongly
+		 */
+		al->dso = al->map ? al->map->dso : m->kernel.nr ? m->kernel_dso : NULL;
+		al->sym = al->dso ? dso_find_symbol(al->dso, ip) : NULL;
 		return;
 	}
 	if (!al->map)

@@ -58,7 +58,8 @@ struct addr_location {
 				   the machine lives */
 	bool kernel;		/* resolved in the kernel's maps */
 	struct map *map;	/* NULL when no map contains the address */
-	struct dso *dso;	/* map->dso, or the kernel DSO for unmapped kernel addresses */
+	struct dso *dso;	/* map->dso, or the kernel DSO for unmapped kernel addresses
+				   (when the file maps the kernel at all) */
 	uint64_t offset;	/* file offset (ELF) or the address (kernel, perf map) */
 	uint64_t addr;		/* what symbols are looked up by (ELF vaddr, or the address) */
 	const struct symbol *sym;	/* NULL when none */
