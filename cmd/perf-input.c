@@ -98,7 +98,7 @@ static int dump_counts(struct perf_input *in, size_t i)
 	size_t nr = perf_data_nr_attrs(in->data);
 	uint64_t *s, *l;
 
-	if (i < in->dump_nr)
+	if (i < in->dump_nr || !nr)
 		return 0;
 	s = realloc(in->dump_samples, nr * sizeof(*s));
 	if (s)

@@ -243,7 +243,7 @@ static void label_chain_frames(struct report *r, size_t base, size_t nr, bool ke
 
 		if (!al->sym)
 			al->addr = r->ips[j];
-		if (!al->dso)
+		if (!al->dso && !al->kernel)
 			al->kernel = kernel;
 		kernel = al->kernel;
 	}
@@ -600,16 +600,21 @@ static int on_record_dumped(void *ctx, const struct perf_event_header *rec,
 
 	(void)attr;
 	(void)s;
+	/* pipe mode with --header or -I: each feature after its record's tag, as perf */
+	if (rec->type == PERF_RECORD_HEADER_FEATURE && (r->header || r->show_info))
+		perf_header_fprintf_feature_record(stdout, r->data, rec, r->show_info);
 	return rec->type == PERF_RECORD_SAMPLE ? 0 : machine_process_record(r->machine, rec);
 }
 
-/* -D: perf report -D's output: its two header lines, every record, the counts. */
+/*
+ * -D: perf report -D's output (perf_input_dump() was called): its two
+ * header lines (not with --header or -q), every record, the counts.
+ */
 static int dump_raw_trace(struct report *r, struct perf_input *in)
 {
-	if (perf_input_dump(in, false, false))
-		return error("out of memory");
-	printf("# To display the perf.data header info, please use --header/--header-only "
-	       "options.\n#\n");
+	if (!r->header && !r->quiet)
+		printf("# To display the perf.data header info, please use --header/--header-only "
+		       "options.\n#\n");
 	if (perf_input_run(in, on_record_dumped, r))
 		return EXIT_FAILED;
 	perf_input_dump_stats(in);
@@ -1313,6 +1318,11 @@ int cmd_report(int argc, char **argv)
 	ret = perf_input_open(&in, input);
 	if (ret)
 		goto out;
+	/* -D: perf's warning of an unordered file comes as it opens it, before the header */
+	if (r.dump && perf_input_dump(&in, false, false)) {
+		ret = error("out of memory");
+		goto out;
+	}
 	if (header_only) {
 		/* perf report: in pipe mode the features that follow too */
 		ret = perf_header_fprintf(stdout, in.data, r.show_info) ||

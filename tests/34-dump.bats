@@ -66,6 +66,10 @@ has() {
 		same report "$W/$f.data" -D
 		same script "$W/$f.data" -D
 	done
+	# without perf's two header lines (-q), or with the header before the records
+	same report "$W/plain.data" -D -q
+	same report "$W/pipe.data" -D --header
+	same report "$W/stat.data" -D --header
 	# dwarf stacks: the sample lines of script differ where perf's unwinder gives up
 	# (see sbx-script(1)), so script without its chains
 	same script "$W/dwarf.data" -D -G

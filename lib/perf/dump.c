@@ -159,7 +159,7 @@ static void regs_dump(struct perf_dump *pd, const char *what, uint64_t mask, uin
 
 	if (!abi)
 		return;
-	fprintf(pd->out, "... %s regs: mask %#" PRIx64 " ABI %s\n", what, mask,
+	fprintf(pd->out, "... %s regs: mask 0x%" PRIx64 " ABI %s\n", what, mask,
 		abi < 3 ? abis[abi] : "unknown");
 	for (unsigned r = 0; r < 64; r++)
 		if (mask & (1ULL << r))
@@ -426,7 +426,7 @@ static void mmap_text(FILE *f, const struct perf_event_header *rec)
 			m.filename);
 		return;
 	}
-	if (m.build_id_size) {
+	if (m.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
 		fputs(" <", f);
 		for (unsigned i = 0; i < m.build_id_size; i++)
 			fprintf(f, "%02x", m.build_id[i]);
@@ -570,8 +570,11 @@ static void kernel_text(struct perf_dump *pd, const struct perf_event_header *re
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		if (!perf_rec_parse_lost_samples(rec, &r.ls))
+			/* perf's sample.id is -1 where the trailer has none */
 			fprintf(f, ": id:%" PRIu64 ": lost samples :%" PRIu64 "\n",
-				s->id == (uint64_t)-1 ? 0 : s->id, r.ls.lost);
+				attr && attr->attr.sample_id_all &&
+				(attr->attr.sample_type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)) ?
+				s->id : (uint64_t)-1, r.ls.lost);
 		break;
 	case PERF_RECORD_READ:
 		read_text(pd, rec, attr);
@@ -738,7 +741,8 @@ static void user_text(struct perf_dump *pd, const struct perf_event_header *rec)
 		break;
 	case PERF_RECORD_CPU_MAP:
 		fputs(": ", f);
-		cpu_map_print(f, &c);
+		if (cpu_map_print(f, &c))
+			fputs("failed to get cpumap from event", f);
 		fputc('\n', f);
 		if (!pd->script)
 			fputs(unhandled, f);
@@ -868,8 +872,8 @@ int perf_dump_sample_values(struct perf_dump_values **values, const struct perf_
 	    (U64(&c, &nr) || ((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) && U64(&c, &v)) ||
 	     ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) && U64(&c, &v))))
 		return 0;
-	for (uint64_t i = 0; i < nr && n < max; i++) {
-		uint64_t value, id = 0, lost, *last;
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t value, id = 0, lost, *last, grown;
 		const struct perf_data_attr *a;
 
 		if (U64(&c, &value))
@@ -881,15 +885,18 @@ int perf_dump_sample_values(struct perf_dump_values **values, const struct perf_
 		if (((rf & PERF_FORMAT_ID) && U64(&c, &id)) ||
 		    ((rf & PERF_FORMAT_LOST) && U64(&c, &lost)))
 			break;
-		/* an id no event has is not handed on (perf counts it as unknown) */
-		if (!(a = perf_data_attr_by_id(data, id)))
+		/* without an id, or an id no event has, a value is not handed on (perf
+		   counts it as unknown); a single event's file knows its ids too */
+		if (!(rf & PERF_FORMAT_ID) || !id || !(a = perf_data_attr_by_id(data, id)))
 			continue;
 		if (!(last = last_value(*values, id)))
 			return -ENOMEM;
-		periods[n] = value - *last;
+		grown = value - *last;
 		*last = value;
-		if (periods[n])
+		if (grown && n < max) {
+			periods[n] = grown;
 			attrs[n++] = a;
+		}
 	}
 	return n;
 }

@@ -52,7 +52,8 @@ void perf_dump_record(struct perf_dump *pd, int64_t off, const struct perf_event
  * A SAMPLE with PERF_SAMPLE_READ is handed to the tool once per value
  * (each member of a group) whose count grew since the previous sample of
  * its id, with that growth as its period and the event of that id: up to
- * max of them into attrs[] and periods[]. Returns how many (1 with s's own
+ * max of them into attrs[] and periods[] (every value is remembered). A
+ * value without an id, or of an id no event has, is not handed on. Returns how many (1 with s's own
  * attr and period for a SAMPLE without READ; 0 when none grew). The values
  * seen are remembered in values (a table the caller keeps per input,
  * perf_dump_values_free() at the end).

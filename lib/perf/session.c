@@ -29,7 +29,7 @@ struct session {
 	uint64_t last_time;		/* newest time delivered */
 	const struct perf_event_header *prev_round;	/* the last FINISHED_ROUND */
 	bool ordered;			/* false: every record delivered as it is read */
-	bool dump;			/* rounds and unparsable samples delivered too */
+	bool dump;			/* rounds and samples of unknown ids delivered too */
 	uint64_t off;			/* perf's offset of the record being delivered */
 	struct session_stats stats;
 };
@@ -296,8 +296,12 @@ int session_run(struct session *s, session_fn fn, void *ctx)
 			s->prev_round = rec;
 			continue;
 		}
-		if (rec->type == PERF_RECORD_FINISHED_ROUND)
+		if (rec->type == PERF_RECORD_FINISHED_ROUND) {
+			/* unordered: everything before it was delivered */
+			if (!s->copy)
+				perf_data_release_before(s->data, rec);
 			continue;
+		}
 		t = s->ordered ? record_time(s, rec) : 0;
 		if (!t) {
 			err = deliver(s, rec, off, fn, ctx);

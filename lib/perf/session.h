@@ -19,7 +19,8 @@
 struct session;
 
 /*
- * Called once per record, in time order. attr is the record's event (for a
+ * Called once per record, in time order (in file order when the session is
+ * not ordered: see session_ordered()). attr is the record's event (for a
  * non-sample record: the first attr, or the one its trailer names); sample
  * is the parsed SAMPLE, or the sample_id_all trailer of another record.
  * Return 0 to go on, or a negative errno to stop session_run() with it.
