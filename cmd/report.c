@@ -103,8 +103,8 @@ static const struct sbx_option report_options[] = {
 	  OPT_CHILDREN },
 	{ "no-children", 0, NULL, "the samples in each row only (the default)", OPT_NO_CHILDREN },
 	{ "call-graph", 'g', "[SPEC]", "call graphs under the rows: graph|flat|fractal|folded|none,"
-	  "THRESHOLD[,LIMIT],caller|callee,function,percent|period|count (default graph,0.5,"
-	  "caller; with a SPEC, callee unless --children)", 0 },
+	  "THRESHOLD[,LIMIT],caller|callee,function|address|srcline,percent|period|count "
+	  "(default graph,0.5,caller; with a SPEC, callee unless --children)", 0 },
 	{ "inverted", 'G', NULL, "call graphs with the callers first (-g caller)", 0 },
 	{ "max-stack", 0, "N", "use the first N frames of each call chain (default 127)",
 	  OPT_MAX_STACK },
@@ -124,7 +124,8 @@ static const struct sbx_option_values report_values[] = {
 	{ "fields", "pid comm dso sym cpu srcline symoff overhead overhead_sys overhead_us "
 	  "overhead_guest_sys overhead_guest_us overhead_children sample period" },
 	{ "percentage", "absolute relative" },
-	{ "call-graph", "graph flat fractal folded none caller callee function percent period count" },
+	{ "call-graph", "graph flat fractal folded none caller callee function address srcline "
+	  "percent period count" },
 	{ NULL, NULL },
 };
 
@@ -141,6 +142,7 @@ struct report {
 	bool header;		/* --header: the header info first (pipe mode: features as they pass) */
 	bool show_info;		/* -I */
 	bool dump;		/* -D */
+	enum cg_key cg_key;	/* -g's key: function, address or srcline */
 	bool show_threads;	/* -T: the READ records' counts, summed by thread and event */
 	struct thread_counts {
 		uint32_t pid, tid;
@@ -175,7 +177,7 @@ struct report {
 	size_t nr_sorts;
 	uint64_t stamp;			/* marks rows once per stack (hist_row.mark) */
 	struct chain_resolver *chains;	/* the samples' chains: unwound, inline frames */
-	char name_buf[32];		/* frame_name()'s */
+	char name_buf[1024];		/* frame_name()'s */
 };
 
 static int grow_frames(struct report *r, size_t n)
@@ -333,8 +335,15 @@ static int add_chain(struct report *r, size_t event, const struct perf_sample *s
 		size_t j = 1 + k;	/* in frames + base, rows */
 		const struct addr_location *al = &r->frames[base + j];
 
+		const char *sl = NULL;
+		bool oom;
+
+		if (r->cg_key != CG_KEY_FUNCTION &&
+		    !(sl = chain_callchain_srcline(r->chains, al, r->cg_key == CG_KEY_ADDRESS,
+						   &oom)) && oom)
+			return sbx_error(-ENOMEM, "out of memory");
 		r->cursor[k] = (struct cg_frame){ al->dso, al->sym, r->ips[base + j], al->kernel,
-						  r->inlined[base + j] };
+						  r->inlined[base + j], sl };
 	}
 	err = add_to_graph(r, self, nr_chain, 0, s->period);
 	if (err || !r->children)
@@ -399,11 +408,16 @@ static int parse_call_graph(struct report *r, const char *arg, bool *graph, bool
 				r->cg_opts.value = values[v].value;
 				known = true;
 			}
-		if (known || is_prefix(t, "function"))
+		if (known)
 			continue;
-		if (is_prefix(t, "address") || is_prefix(t, "srcline") || is_prefix(t, "branch")) {
-			err = sbx_error(-EINVAL, "bad -g '%s': the key '%s' is not supported (the "
-					"frames are functions)", arg, t);
+		if (is_prefix(t, "function") || is_prefix(t, "address") || is_prefix(t, "srcline")) {
+			r->cg_key = is_prefix(t, "function") ? CG_KEY_FUNCTION :
+				    is_prefix(t, "address") ? CG_KEY_ADDRESS : CG_KEY_SRCLINE;
+			continue;
+		}
+		if (is_prefix(t, "branch")) {
+			err = sbx_error(-EINVAL, "bad -g '%s': the key '%s' is not supported (LBR "
+					"branch call graphs)", arg, t);
 			break;
 		}
 		if (numbers == 0) {
@@ -428,14 +442,29 @@ static int parse_call_graph(struct report *r, const char *arg, bool *graph, bool
 	return err;
 }
 
-/* -g: a frame's name in a graph, as perf's: the symbol, else the address as sampled. */
+/*
+ * -g: a frame's name in a graph, as perf's: the symbol, else the address as
+ * sampled; with the keys address and srcline, "NAME SRCLINE" where it has
+ * one (" (inlined)" after it).
+ */
 static const char *frame_name(const struct cg_frame *f, void *ctx)
 {
 	struct report *r = ctx;
+	const char *name;
+	size_t n;
 
-	if (f->sym)
-		return f->dso ? dso_symbol_name(f->dso, f->sym, r->demangle) : f->sym->name;
-	snprintf(r->name_buf, sizeof(r->name_buf), "%#" PRIx64, f->ip);
+	if (!f->sym) {
+		snprintf(r->name_buf, sizeof(r->name_buf), "%#" PRIx64, f->ip);
+		return r->name_buf;
+	}
+	name = f->dso ? dso_symbol_name(f->dso, f->sym, r->demangle) : f->sym->name;
+	if (!f->srcline)
+		return name;
+	n = strlen(name);
+	if (f->inlined && n > 10 && !strcmp(name + n - 10, " (inlined)"))
+		n -= 10;
+	snprintf(r->name_buf, sizeof(r->name_buf), "%.*s %s%s", (int)n, name, f->srcline,
+		 n < strlen(name) ? " (inlined)" : "");
 	return r->name_buf;
 }
 
@@ -1300,6 +1329,8 @@ int cmd_report(int argc, char **argv)
 			ret = error("out of memory");
 			goto out;
 		}
+		callgraph_set_key(r.cg, r.cg_key);
+		r.cg_opts.key = r.cg_key;
 	}
 	if ((folded || flamegraph) && !(r.stacks = stacks_new())) {
 		ret = error("out of memory");

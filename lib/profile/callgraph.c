@@ -30,12 +30,14 @@ struct node_block {
 struct callgraph {
 	struct hashmap children;	/* the children of wide nodes, by (parent, frame key) */
 	struct node_block *blocks;
+	enum cg_key key;
 };
 
 /* What tells two frames apart: perf's "function" key (DSO and symbol), else the address. */
 struct node_key {
 	const struct cg_node *parent;
 	const struct cg_frame *frame;
+	enum cg_key key;
 };
 
 /* The length of f's function name without the " (inlined)" of an inlined one. */
@@ -70,10 +72,17 @@ static int cmp_frames(const struct cg_frame *a, const struct cg_frame *b)
 	return la < lb ? -1 : la > lb;
 }
 
-static bool same_frame(const struct cg_frame *a, const struct cg_frame *b)
+static bool same_frame(const struct cg_frame *a, const struct cg_frame *b, enum cg_key key)
 {
-	int c = cmp_frames(a, b);
+	int c;
 
+	/* perf's match_chain(): srclines where both have one (interned: one pointer each),
+	   addresses with that key */
+	if (key == CG_KEY_SRCLINE && (a->srcline || b->srcline))
+		return a->srcline == b->srcline;
+	if (key == CG_KEY_ADDRESS)
+		return a->dso == b->dso && a->ip == b->ip;
+	c = cmp_frames(a, b);
 	if (c != 2)
 		return c == 0;
 	if (a->dso != b->dso || a->sym != b->sym)
@@ -81,10 +90,14 @@ static bool same_frame(const struct cg_frame *a, const struct cg_frame *b)
 	return a->sym || a->ip == b->ip;
 }
 
-static uint64_t key_hash(const struct cg_node *parent, const struct cg_frame *f)
+static uint64_t key_hash(const struct cg_node *parent, const struct cg_frame *f, enum cg_key key)
 {
 	uint64_t h = (uintptr_t)parent;
 
+	if (key == CG_KEY_SRCLINE && f->srcline)
+		return hash_u64(hash_combine(h, (uintptr_t)f->srcline));
+	if (key == CG_KEY_ADDRESS)
+		return hash_u64(hash_combine(hash_combine(h, (uintptr_t)f->dso), f->ip));
 	if (f->inlined)
 		return hash_u64(hash_combine(h, hash_bytes(f->sym->name, func_name_len(f))));
 	h = hash_combine(h, (uintptr_t)f->dso);
@@ -97,7 +110,7 @@ static bool node_eq(const void *entry, const void *key)
 	const struct cg_node *n = entry;
 	const struct node_key *k = key;
 
-	return n->parent == k->parent && same_frame(&n->frame, k->frame);
+	return n->parent == k->parent && same_frame(&n->frame, k->frame, k->key);
 }
 
 struct callgraph *callgraph_new(void)
@@ -133,6 +146,11 @@ static struct cg_node *node_alloc(struct callgraph *cg)
 	return &b->nodes[b->used++];
 }
 
+void callgraph_set_key(struct callgraph *cg, enum cg_key key)
+{
+	cg->key = key;
+}
+
 struct cg_node *callgraph_root_new(struct callgraph *cg)
 {
 	return node_alloc(cg);
@@ -141,12 +159,12 @@ struct cg_node *callgraph_root_new(struct callgraph *cg)
 /* The child of n for frame f, or NULL. */
 static struct cg_node *find_child(struct callgraph *cg, struct cg_node *n, const struct cg_frame *f)
 {
-	struct node_key key = { n, f };
+	struct node_key key = { n, f, cg->key };
 
 	if (n->nr_children > WIDE)
-		return hashmap_get(&cg->children, key_hash(n, f), node_eq, &key);
+		return hashmap_get(&cg->children, key_hash(n, f, cg->key), node_eq, &key);
 	for (struct cg_node *c = n->children; c; c = c->next)
-		if (same_frame(&c->frame, f))
+		if (same_frame(&c->frame, f, cg->key))
 			return c;
 	return NULL;
 }
@@ -161,9 +179,9 @@ static struct cg_node *add_child(struct callgraph *cg, struct cg_node *n, const 
 	/* a node that grows wide: its children go into the table too */
 	if (n->nr_children == WIDE)
 		for (struct cg_node *x = n->children; x; x = x->next)
-			if (hashmap_put(&cg->children, key_hash(n, &x->frame), x))
+			if (hashmap_put(&cg->children, key_hash(n, &x->frame, cg->key), x))
 				return NULL;
-	if (n->nr_children >= WIDE && hashmap_put(&cg->children, key_hash(n, f), c))
+	if (n->nr_children >= WIDE && hashmap_put(&cg->children, key_hash(n, f, cg->key), c))
 		return NULL;
 	c->frame = *f;
 	c->parent = n;
@@ -205,12 +223,25 @@ int callgraph_add(struct callgraph *cg, struct cg_node *root, const struct cg_fr
  * memory, which follows the order it made them in; here that order itself
  * (dso.seq), so that the output is the same on every run.
  */
+/* the key of the tree being printed: qsort's comparators have no context (one thread) */
+static enum cg_key print_key;
+
 static int cmp_key(const struct cg_node *a, const struct cg_node *b)
 {
 	const struct cg_frame *x = &a->frame, *y = &b->frame;
 	uint64_t kx, ky;
-	int c = cmp_frames(x, y);
+	int c;
 
+	/* perf's match_chain() of that key: srclines as strings, or DSO and address */
+	if (print_key == CG_KEY_SRCLINE && (x->srcline || y->srcline)) {
+		if (x->srcline == y->srcline)
+			return 0;
+		/* perf's match_chain_strings(): none is greater than any */
+		if (!x->srcline || !y->srcline)
+			return !x->srcline ? -1 : 1;
+		return strcmp(x->srcline, y->srcline) > 0 ? -1 : 1;
+	}
+	c = print_key == CG_KEY_ADDRESS ? 2 : cmp_frames(x, y);
 	if (c != 2)
 		return -c;
 	if (x->dso != y->dso) {
@@ -218,8 +249,8 @@ static int cmp_key(const struct cg_node *a, const struct cg_node *b)
 			return x->dso ? -1 : 1;
 		return x->dso->seq > y->dso->seq ? -1 : 1;
 	}
-	kx = x->sym ? x->sym->start : x->ip;
-	ky = y->sym ? y->sym->start : y->ip;
+	kx = x->sym && print_key != CG_KEY_ADDRESS ? x->sym->start : x->ip;
+	ky = y->sym && print_key != CG_KEY_ADDRESS ? y->sym->start : y->ip;
 	if (kx != ky)
 		return kx > ky ? -1 : 1;
 	return 0;
@@ -532,6 +563,7 @@ int callgraph_print(FILE *f, const struct cg_node *root, uint64_t parent_total,
 	struct printer p = { f, opts, name, ctx, 0, 0 };
 	bool *mask;
 
+	print_key = opts->key;
 	p.min_hit = (uint64_t)((double)opts->total * opts->min_percent / 100.0);
 	if (opts->mode == CG_FLAT || opts->mode == CG_FOLDED) {
 		p.err = print_chains(&p, root);
@@ -586,6 +618,7 @@ json_object *callgraph_json(const struct cg_node *root, const struct cg_print_op
 	size_t nr;
 	int err = 0;
 
+	print_key = opts->key;
 	v = sorted_children(root, min_hit, cmp_by_cumul, &nr, &err);
 	for (size_t i = 0; i < nr; i++)
 		json_object_array_add(arr, json_node(v[i], min_hit, name, ctx, &err));

@@ -40,7 +40,16 @@ struct cg_frame {
 	bool kernel;
 	bool inlined;			/* sym is an inlined function ("NAME (inlined)"):
 					   frames match by NAME, as perf's */
+	const char *srcline;		/* -g address/srcline: the frame's srcline
+					   (chain_callchain_srcline(), interned), or NULL */
 };
+
+/*
+ * What tells frames apart (perf's -g key): the function (DSO and symbol;
+ * the default), the address (DSO and the address as sampled), or the
+ * srcline (frames that both have one by it, others by their function).
+ */
+enum cg_key { CG_KEY_FUNCTION, CG_KEY_ADDRESS, CG_KEY_SRCLINE };
 
 struct cg_node {
 	struct cg_frame frame;
@@ -65,6 +74,9 @@ void callgraph_free(struct callgraph *cg);
 /* A new empty tree (its root has no frame); NULL when out of memory. */
 struct cg_node *callgraph_root_new(struct callgraph *cg);
 
+/* The key of cg's frames (CG_KEY_FUNCTION until set); set it before adding chains. */
+void callgraph_set_key(struct callgraph *cg, enum cg_key key);
+
 /*
  * Add one chain, frames[0..nr) from the root of the printed tree down (the
  * caller first in caller order, the sampled function first in callee
@@ -88,6 +100,8 @@ struct cg_print_opts {
 	uint64_t total;		/* the event's period: graph, flat and folded shares are of it */
 	int left_margin;	/* columns before the tree, after perf's 12 */
 	bool skip_first;	/* -s sym: the first frame of a single root is the row's own */
+	enum cg_key key;	/* the graph's key (callgraph_set_key()): siblings of equal
+				   weight are in the order of perf's tree of that key */
 };
 
 /* The name of a frame as printed; the string stays valid until the next call. */

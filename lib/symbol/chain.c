@@ -43,6 +43,7 @@ struct srcline_entry {
 	struct dso *dso;
 	uint64_t addr;
 	const char *text;
+	bool line;		/* text is FILE:LINE, from DWARF */
 };
 
 struct chain_resolver {
@@ -351,8 +352,12 @@ static bool srcline_is(const void *entry, const void *key)
 	return e->dso == k->dso && e->addr == k->addr;
 }
 
-/* perf's __get_srcline(): the line from DWARF, else the symbol and offset, else the DSO and address */
-static char *make_srcline(struct chain_resolver *c, const struct addr_location *al)
+/*
+ * perf's __get_srcline(): the line from DWARF (*line set), else the symbol
+ * and offset, else the DSO and address
+ */
+static char *make_srcline(struct chain_resolver *c, const struct addr_location *al,
+			  bool *is_line)
 {
 	struct dwarf_info *dw = al->dso->kind == DSO_ELF ? dso_dwarf(c, al->dso) : NULL;
 	const char *file, *base;
@@ -363,6 +368,7 @@ static char *make_srcline(struct chain_resolver *c, const struct addr_location *
 		base = strrchr(file, '/');
 		if (asprintf(&text, "%s:%d", base ? base + 1 : file, line) < 0)
 			return NULL;
+		*is_line = true;
 		return text;
 	}
 	if (al->sym) {
@@ -375,29 +381,65 @@ static char *make_srcline(struct chain_resolver *c, const struct addr_location *
 	return text;
 }
 
-const char *chain_srcline(struct chain_resolver *c, const struct addr_location *al)
+/* The srcline entry of al (which has a DSO), made on first use; NULL out of memory. */
+static struct srcline_entry *srcline_entry(struct chain_resolver *c,
+					   const struct addr_location *al)
 {
 	struct entry_key k = { al->dso, al->addr };
 	uint64_t h = hash_u64(hash_combine((uintptr_t)al->dso, al->addr));
-	struct srcline_entry *e;
+	struct srcline_entry *e = hashmap_get(&c->srclines, h, srcline_is, &k);
 
-	if (!al->dso)
-		return intern(c, strdup("[unknown]"));
-	e = hashmap_get(&c->srclines, h, srcline_is, &k);
 	if (e)
-		return e->text;
+		return e;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
 	e->dso = al->dso;
 	e->addr = al->addr;
-	e->text = intern(c, make_srcline(c, al));
+	e->text = intern(c, make_srcline(c, al, &e->line));
 	sbx_error_clear();
 	if (!e->text || hashmap_put(&c->srclines, h, e)) {
 		free(e);
 		return NULL;
 	}
-	return e->text;
+	return e;
+}
+
+const char *chain_srcline(struct chain_resolver *c, const struct addr_location *al)
+{
+	struct srcline_entry *e;
+
+	if (!al->dso)
+		return intern(c, strdup("[unknown]"));
+	e = srcline_entry(c, al);
+	return e ? e->text : NULL;
+}
+
+const char *chain_callchain_srcline(struct chain_resolver *c, const struct addr_location *al,
+				    bool addr, bool *oom)
+{
+	struct srcline_entry *e;
+	char *text;
+
+	*oom = false;
+	if (!al->dso || !al->sym)
+		return NULL;
+	if (!(e = srcline_entry(c, al)))
+		goto oom;
+	if (e->line || !addr)
+		return e->line ? e->text : NULL;
+	/* perf's get_srcline() with show_addr and without show_sym */
+	if (asprintf(&text, "+%" PRIu64, al->addr - al->sym->start) < 0)
+		goto oom;
+	{
+		const char *s = intern(c, text);
+
+		if (s)
+			return s;
+	}
+oom:
+	*oom = true;
+	return NULL;
 }
 
 /* ------------------------------------------------------------- the chain */

@@ -52,6 +52,16 @@ struct chain_resolver;
 const char *chain_srcline(struct chain_resolver *c, const struct addr_location *al);
 
 /*
+ * perf's srcline of a call-graph frame (its callchain_srcline(), for -g
+ * address and -g srcline): "FILE:LINE" from DWARF as chain_srcline() has
+ * it; else, for the address key (addr), "+OFF" (decimal, from the symbol's
+ * start); else NULL, as for a frame without a symbol. Interned, owned by c.
+ * *oom is set when NULL means out of memory.
+ */
+const char *chain_callchain_srcline(struct chain_resolver *c, const struct addr_location *al,
+				    bool addr, bool *oom);
+
+/*
  * The name of f's function as shown: demangled as asked, and for an
  * inlined function its NAME alone, without " (inlined)". Owned by the
  * DSO or the resolver; NULL when f has no symbol.

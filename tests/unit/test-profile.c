@@ -353,7 +353,7 @@ static void test_callgraph(void)
 	char *t;
 
 	for (int i = 0; i < 5; i++)
-		fr[i] = (struct cg_frame){ &d, &syms[i], syms[i].start + 1, false, false };
+		fr[i] = (struct cg_frame){ &d, &syms[i], syms[i].start + 1, false, false, NULL };
 	fg[0] = fr[0], fg[1] = fr[1], fg[2] = fr[2];
 	fh[0] = fr[0], fh[1] = fr[1], fh[2] = fr[3];
 	fk[0] = fr[0], fk[1] = fr[4];
