@@ -15,6 +15,7 @@
 #include "util/error.h"
 #include "perf/header-info.h"
 #include "perf/perf-data.h"
+#include "perf/records.h"
 #include "perf/session.h"
 #include "profile/callgraph.h"
 #include "profile/hist.h"
@@ -484,15 +485,20 @@ static size_t event_index(struct report *r, const struct perf_data_attr *attr)
 static int add_read(struct report *r, const struct perf_event_header *rec,
 		    const struct perf_data_attr *attr)
 {
+	struct perf_rec_read rd;
 	uint32_t pid, tid;
 	uint64_t value;
 	size_t ev, c, t;
 
-	if (!attr || rec->size < sizeof(*rec) + 16 || (attr->attr.read_format & PERF_FORMAT_GROUP))
+	if (!attr || (attr->attr.read_format & PERF_FORMAT_GROUP))
 		return 0;
-	memcpy(&pid, (const char *)(rec + 1), 4);
-	memcpy(&tid, (const char *)(rec + 1) + 4, 4);
-	memcpy(&value, (const char *)(rec + 1) + 8, 8);
+	if (perf_rec_parse_read(rec, &rd) || !rd.nr) {
+		sbx_error_clear();	/* a record without its count: left out */
+		return 0;
+	}
+	pid = rd.pid;
+	tid = rd.tid;
+	value = rd.value;
 	ev = event_index(r, attr);
 	for (c = 0; c < r->nr_counters && r->counters[c] != ev; c++)
 		;
@@ -583,6 +589,9 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 		perf_header_fprintf_feature_record(stdout, r->data, rec, r->show_info);
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return machine_process_record(r->machine, rec);
+	/* -D: the dump printed the sample; the processes are all report keeps */
+	if (r->dump)
+		return 0;
 	if (r->stats) {
 		r->event_samples[event_index(r, attr)]++;
 		return 0;
@@ -621,20 +630,6 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 	return err;
 }
 
-/* -D: the records' own changes to the processes, for the DSO of each sample. */
-static int on_record_dumped(void *ctx, const struct perf_event_header *rec,
-			    const struct perf_data_attr *attr, const struct perf_sample *s)
-{
-	struct report *r = ctx;
-
-	(void)attr;
-	(void)s;
-	/* pipe mode with --header or -I: each feature after its record's tag, as perf */
-	if (rec->type == PERF_RECORD_HEADER_FEATURE && (r->header || r->show_info))
-		perf_header_fprintf_feature_record(stdout, r->data, rec, r->show_info);
-	return rec->type == PERF_RECORD_SAMPLE ? 0 : machine_process_record(r->machine, rec);
-}
-
 /*
  * -D: perf report -D's output (perf_input_dump() was called): its two
  * header lines (not with --header or -q), every record, the counts.
@@ -644,7 +639,7 @@ static int dump_raw_trace(struct report *r, struct perf_input *in)
 	if (!r->header && !r->quiet)
 		printf("# To display the perf.data header info, please use --header/--header-only "
 		       "options.\n#\n");
-	if (perf_input_run(in, on_record_dumped, r))
+	if (perf_input_run(in, on_record, r))
 		return EXIT_FAILED;
 	perf_input_dump_stats(in);
 	return ferror(stdout) ? error_lib(-EIO, "report") : EXIT_OK;

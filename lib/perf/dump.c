@@ -44,25 +44,17 @@ static struct cursor body(const struct perf_event_header *rec)
 
 const char *perf_dump_type_name(uint32_t type)
 {
-	static const char *const names[] = {
-		"TOTAL", "MMAP", "LOST", "COMM", "EXIT", "THROTTLE", "UNTHROTTLE", "FORK", "READ",
-		"SAMPLE", "MMAP2", "AUX", "ITRACE_START", "LOST_SAMPLES", "SWITCH",
-		"SWITCH_CPU_WIDE", "NAMESPACES", "KSYMBOL", "BPF_EVENT", "CGROUP", "TEXT_POKE",
-		"AUX_OUTPUT_HW_ID",
-	};
-	static const char *const user[] = {
-		"ATTR", "EVENT_TYPE", "TRACING_DATA", "BUILD_ID", "FINISHED_ROUND", "ID_INDEX",
-		"AUXTRACE_INFO", "AUXTRACE", "AUXTRACE_ERROR", "THREAD_MAP", "CPU_MAP",
-		"STAT_CONFIG", "STAT", "STAT_ROUND", "EVENT_UPDATE", "TIME_CONV", "FEATURE",
-		"COMPRESSED", "FINISHED_INIT",
-	};
+	const char *name = perf_record_type_name(type);
 
-	if (type < sizeof(names) / sizeof(names[0]))
-		return names[type];
-	if (type >= 64 && type - 64 < sizeof(user) / sizeof(user[0]))
-		return user[type - 64];
+	if (!type)
+		return "TOTAL";
 	/* perf 6.1's table ends at FINISHED_INIT */
-	return type < 64 + sizeof(user) / sizeof(user[0]) ? "UNKNOWN" : "INVALID";
+	if (type > PERF_RECORD_FINISHED_INIT)
+		return "INVALID";
+	if (!name)
+		return "UNKNOWN";
+	/* perf's own records without the reader's HEADER_ (ATTR, FEATURE, …) */
+	return strncmp(name, "HEADER_", 7) ? name : name + 7;
 }
 
 void perf_dump_init(struct perf_dump *pd, FILE *out, const struct perf_data *data,
@@ -214,12 +206,59 @@ static void branches_dump(struct perf_dump *pd, const struct perf_data_attr *att
 	}
 }
 
-/* A cursor over a sample's read_format values (none: an empty one). */
-static struct cursor read_values(const struct perf_sample *s)
+/*
+ * A walk over a sample's read_format values (PERF_SAMPLE_READ): with GROUP
+ * their number and times first, then value, id, lost per member; without,
+ * one value followed by its times. The dump and the group-read hand-on
+ * both read them through it.
+ */
+struct read_walk {
+	struct cursor c;
+	uint64_t rf;
+	uint64_t nr, i;			/* members (1 without GROUP), the next one */
+	uint64_t enabled, running;	/* the times, where the format has them */
+};
+
+static int read_walk_times(struct read_walk *w)
+{
+	return ((w->rf & PERF_FORMAT_TOTAL_TIME_ENABLED) && U64(&w->c, &w->enabled)) ||
+	       ((w->rf & PERF_FORMAT_TOTAL_TIME_RUNNING) && U64(&w->c, &w->running)) ? -1 : 0;
+}
+
+/* Start a walk of s's values in format rf: 0, or -1 when a group's head is cut short. */
+static int read_walk_init(struct read_walk *w, uint64_t rf, const struct perf_sample *s)
 {
 	uint8_t *p = (uint8_t *)s->read;
 
-	return p ? (struct cursor){ p, p + s->read_size } : (struct cursor){ NULL, NULL };
+	memset(w, 0, sizeof(*w));
+	w->c = p ? (struct cursor){ p, p + s->read_size } : (struct cursor){ NULL, NULL };
+	w->rf = rf;
+	w->nr = 1;
+	if (!(rf & PERF_FORMAT_GROUP))
+		return 0;
+	return U64(&w->c, &w->nr) || read_walk_times(w) ? -1 : 0;
+}
+
+/* The next member's value, id (0 without ID) and lost: 1, or 0 at the end or where they stop short. */
+static int read_walk_next(struct read_walk *w, uint64_t *value, uint64_t *id, uint64_t *lost)
+{
+	*id = *lost = 0;
+	if (w->i >= w->nr || U64(&w->c, value) ||
+	    (!(w->rf & PERF_FORMAT_GROUP) && read_walk_times(w)) ||
+	    ((w->rf & PERF_FORMAT_ID) && U64(&w->c, id)) ||
+	    ((w->rf & PERF_FORMAT_LOST) && U64(&w->c, lost)))
+		return 0;
+	w->i++;
+	return 1;
+}
+
+static void read_value_dump(struct perf_dump *pd, uint64_t rf, uint64_t value, uint64_t id,
+			    uint64_t lost)
+{
+	fprintf(pd->out, "..... id %016" PRIx64 ", value %016" PRIx64, id, value);
+	if (rf & PERF_FORMAT_LOST)
+		fprintf(pd->out, ", lost %" PRIu64, lost);
+	fputc('\n', pd->out);
 }
 
 /* perf's get_page_size_name(): N/A, or the size in the largest unit that keeps it > 1 */
@@ -243,41 +282,28 @@ static void page_size(FILE *f, const char *what, uint64_t size)
 static void read_values_dump(struct perf_dump *pd, const struct perf_data_attr *attr,
 			     const struct perf_sample *s)
 {
-	uint64_t rf = attr->attr.read_format;
-	struct cursor c = read_values(s);
-	uint64_t nr = 1, v;
+	uint64_t rf = attr->attr.read_format, value, id, lost;
+	struct read_walk w;
+	bool one;
 
 	fputs("... sample_read:\n", pd->out);
-	if ((rf & PERF_FORMAT_GROUP) && U64(&c, &nr))
+	if (read_walk_init(&w, rf, s))
 		return;
-	if (!(rf & PERF_FORMAT_GROUP) && U64(&c, &v))
+	/* without GROUP the times follow the value, and come first in the text */
+	one = !(rf & PERF_FORMAT_GROUP);
+	if (one && !read_walk_next(&w, &value, &id, &lost))
 		return;
-	if ((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) && !U64(&c, &v))
-		fprintf(pd->out, "...... time enabled %016" PRIx64 "\n", v);
-	if ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) && !U64(&c, &v))
-		fprintf(pd->out, "...... time running %016" PRIx64 "\n", v);
-	if (rf & PERF_FORMAT_GROUP)
-		fprintf(pd->out, ".... group nr %" PRIu64 "\n", nr);
-	else
-		c.p -= 8 * (1 + !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-			    !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING));
-	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t value, id = 0, lost = 0;
-
-		if (U64(&c, &value))
-			return;
-		if (!(rf & PERF_FORMAT_GROUP) &&
-		    ((rf & PERF_FORMAT_TOTAL_TIME_ENABLED && U64(&c, &v)) ||
-		     (rf & PERF_FORMAT_TOTAL_TIME_RUNNING && U64(&c, &v))))
-			return;
-		if (((rf & PERF_FORMAT_ID) && U64(&c, &id)) ||
-		    ((rf & PERF_FORMAT_LOST) && U64(&c, &lost)))
-			return;
-		fprintf(pd->out, "..... id %016" PRIx64 ", value %016" PRIx64, id, value);
-		if (rf & PERF_FORMAT_LOST)
-			fprintf(pd->out, ", lost %" PRIu64, lost);
-		fputc('\n', pd->out);
+	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		fprintf(pd->out, "...... time enabled %016" PRIx64 "\n", w.enabled);
+	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		fprintf(pd->out, "...... time running %016" PRIx64 "\n", w.running);
+	if (one) {
+		read_value_dump(pd, rf, value, id, lost);
+		return;
 	}
+	fprintf(pd->out, ".... group nr %" PRIu64 "\n", w.nr);
+	while (read_walk_next(&w, &value, &id, &lost))
+		read_value_dump(pd, rf, value, id, lost);
 }
 
 /* perf's dump_sample(): the sample's fields, in perf's order. */
@@ -443,26 +469,22 @@ static void mmap_text(FILE *f, const struct perf_event_header *rec)
 static void read_text(struct perf_dump *pd, const struct perf_event_header *rec,
 		      const struct perf_data_attr *attr)
 {
-	struct cursor c = body(rec);
-	uint32_t pid, tid;
-	uint64_t v[5] = { 0 };	/* perf reads struct perf_record_read whatever the format */
+	struct perf_rec_read rd;
 
-	if (U32(&c, &pid) || U32(&c, &tid))
+	if (perf_rec_parse_read(rec, &rd))
 		return;
-	for (int i = 0; i < 5 && !U64(&c, &v[i]); i++)
-		;
-	fprintf(pd->out, ": %d %d %s %" PRIu64 "\n", (int)pid, (int)tid,
-		attr && attr->name ? attr->name : "unknown", v[0]);
+	fprintf(pd->out, ": %d %d %s %" PRIu64 "\n", (int)rd.pid, (int)rd.tid,
+		attr && attr->name ? attr->name : "unknown", rd.value);
 	if (!attr)
 		return;
 	if (attr->attr.read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-		fprintf(pd->out, "... time enabled : %" PRIu64 "\n", v[1]);
+		fprintf(pd->out, "... time enabled : %" PRIu64 "\n", rd.time_enabled);
 	if (attr->attr.read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-		fprintf(pd->out, "... time running : %" PRIu64 "\n", v[2]);
+		fprintf(pd->out, "... time running : %" PRIu64 "\n", rd.time_running);
 	if (attr->attr.read_format & PERF_FORMAT_ID)
-		fprintf(pd->out, "... id           : %" PRIu64 "\n", v[3]);
+		fprintf(pd->out, "... id           : %" PRIu64 "\n", rd.id);
 	if (attr->attr.read_format & PERF_FORMAT_LOST)
-		fprintf(pd->out, "... lost         : %" PRIu64 "\n", v[4]);
+		fprintf(pd->out, "... lost         : %" PRIu64 "\n", rd.lost);
 	if (pd->script)
 		fputs(": unhandled!\n", pd->out);
 }
@@ -856,9 +878,9 @@ int perf_dump_sample_values(struct perf_dump_values **values, const struct perf_
 			    const struct perf_data_attr *attr, const struct perf_sample *s,
 			    const struct perf_data_attr **attrs, uint64_t *periods, int max)
 {
-	uint64_t rf = attr->attr.read_format;
-	struct cursor c = read_values(s);
-	uint64_t nr = 1, v;
+	uint64_t rf = attr->attr.read_format, value, id, lost, *last, grown;
+	const struct perf_data_attr *a;
+	struct read_walk w;
 	int n = 0;
 
 	if (!(attr->attr.sample_type & PERF_SAMPLE_READ)) {
@@ -868,23 +890,9 @@ int perf_dump_sample_values(struct perf_dump_values **values, const struct perf_
 	}
 	if (!*values && !(*values = calloc(1, sizeof(**values))))
 		return -ENOMEM;
-	if ((rf & PERF_FORMAT_GROUP) &&
-	    (U64(&c, &nr) || ((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) && U64(&c, &v)) ||
-	     ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) && U64(&c, &v))))
+	if (read_walk_init(&w, rf, s))
 		return 0;
-	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t value, id = 0, lost, *last, grown;
-		const struct perf_data_attr *a;
-
-		if (U64(&c, &value))
-			break;
-		if (!(rf & PERF_FORMAT_GROUP) &&
-		    (((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) && U64(&c, &v)) ||
-		     ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) && U64(&c, &v))))
-			break;
-		if (((rf & PERF_FORMAT_ID) && U64(&c, &id)) ||
-		    ((rf & PERF_FORMAT_LOST) && U64(&c, &lost)))
-			break;
+	while (read_walk_next(&w, &value, &id, &lost)) {
 		/* without an id, or an id no event has, a value is not handed on (perf
 		   counts it as unknown); a single event's file knows its ids too */
 		if (!(rf & PERF_FORMAT_ID) || !id || !(a = perf_data_attr_by_id(data, id)))

@@ -130,6 +130,20 @@ int perf_rec_parse_switch(const struct perf_event_header *rec, struct perf_rec_s
 	return 0;
 }
 
+int perf_rec_parse_read(const struct perf_event_header *rec, struct perf_rec_read *out)
+{
+	struct cursor c = body(rec);
+	uint64_t *v[] = { &out->value, &out->time_enabled, &out->time_running, &out->id,
+			  &out->lost };
+
+	memset(out, 0, sizeof(*out));
+	if (U32(&c, &out->pid) || U32(&c, &out->tid))
+		return malformed(rec);
+	while (out->nr < 5 && !U64(&c, v[out->nr]))
+		out->nr++;
+	return 0;
+}
+
 int perf_rec_parse_ksymbol(const struct perf_event_header *rec, struct perf_rec_ksymbol *out)
 {
 	struct cursor c = body(rec);

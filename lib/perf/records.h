@@ -68,6 +68,17 @@ struct perf_rec_lost_samples {
 	uint64_t lost;
 };
 
+/*
+ * PERF_RECORD_READ as perf reads it: the fields of its struct
+ * perf_record_read in their places whatever the event's read_format (so a
+ * field the format lacks holds what follows), those past the record's end 0.
+ */
+struct perf_rec_read {
+	uint32_t pid, tid;
+	uint64_t value, time_enabled, time_running, id, lost;
+	unsigned nr;		/* how many of the five the record holds */
+};
+
 /* PERF_RECORD_THROTTLE and PERF_RECORD_UNTHROTTLE. */
 struct perf_rec_throttle {
 	uint64_t time, id, stream_id;
@@ -135,6 +146,7 @@ int perf_rec_parse_task(const struct perf_event_header *rec, struct perf_rec_tas
 int perf_rec_parse_lost(const struct perf_event_header *rec, struct perf_rec_lost *out);
 int perf_rec_parse_lost_samples(const struct perf_event_header *rec,
 				struct perf_rec_lost_samples *out);
+int perf_rec_parse_read(const struct perf_event_header *rec, struct perf_rec_read *out);
 int perf_rec_parse_throttle(const struct perf_event_header *rec, struct perf_rec_throttle *out);
 int perf_rec_parse_switch(const struct perf_event_header *rec, struct perf_rec_switch *out);
 int perf_rec_parse_ksymbol(const struct perf_event_header *rec, struct perf_rec_ksymbol *out);

@@ -199,6 +199,7 @@ static void test_kernel_only_records(void)
 	struct perf_event_header *h = &u.h;
 	struct perf_rec_lost lost;
 	struct perf_rec_throttle th;
+	struct perf_rec_read rd;
 	struct perf_rec_switch sw;
 	struct perf_rec_ksymbol ks;
 	struct perf_rec_time_conv tc;
@@ -213,6 +214,26 @@ static void test_kernel_only_records(void)
 	h->size = 16;
 	CHECK_EQ_INT(perf_rec_parse_lost(h, &lost), -EINVAL);
 
+	/* READ: perf's fixed struct, what the record holds of it */
+	memset(buf, 0, sizeof(buf));
+	*h = (struct perf_event_header){ PERF_RECORD_READ, 0, 8 + 8 + 16 };
+	buf[1] = 42ULL << 32 | 41;	/* pid 41, tid 42 */
+	buf[2] = 123;
+	buf[3] = 456;
+	CHECK_EQ_INT(perf_rec_parse_read(h, &rd), 0);
+	CHECK_EQ_INT(rd.pid, 41);
+	CHECK_EQ_INT(rd.tid, 42);
+	CHECK_EQ_U64(rd.value, 123);
+	CHECK_EQ_U64(rd.time_enabled, 456);
+	CHECK_EQ_U64(rd.time_running, 0);
+	CHECK_EQ_INT(rd.nr, 2);
+	h->size = 8 + 8;
+	CHECK_EQ_INT(perf_rec_parse_read(h, &rd), 0);
+	CHECK_EQ_INT(rd.nr, 0);
+	h->size = 8 + 4;
+	CHECK_EQ_INT(perf_rec_parse_read(h, &rd), -EINVAL);
+
+	memset(buf, 0, sizeof(buf));
 	*h = (struct perf_event_header){ PERF_RECORD_THROTTLE, 0, 8 + 24 };
 	buf[1] = 77;
 	buf[2] = 5;
