@@ -243,7 +243,13 @@ size_t unwind_user_stack(struct unwinder *u, const struct perf_sample *s, uint64
 	Dwarf_Word ret;
 	uint64_t ip;
 
+	/*
+	 * No frame at all, not even the IP, when the kernel copied no stack
+	 * (dyn_size 0: a fault on the stack's growth, say), as perf: it bails
+	 * out when "nothing was captured".
+	 */
 	if (!max || !s->regs_user || !s->regs_user_abi || !s->stack_user ||
+	    !s->stack_user_dyn_size ||
 	    !sample_reg(&c, PERF_X86_IP, &ip) || !sample_reg(&c, PERF_X86_SP, &c.sp))
 		return 0;
 	walk(&c, ip);

@@ -36,7 +36,8 @@ void unwinder_free(struct unwinder *u);
  * regs_mask (its attr's sample_regs_user): ips[0..n) the frames from the
  * interrupted user IP outwards, callers' return addresses minus 1 (the
  * call, as perf gives them), at most max. Returns n: 0 when the sample has
- * no user registers or stack, the registers lack IP or SP, or no ELF file
+ * no user registers or stack (or the kernel copied none of it: dyn_size
+ * 0), the registers lack IP or SP, or no ELF file
  * is mapped at the IP (JIT code, a process between exec and its maps), as
  * perf; the frames found before an unwinding error are kept (perf's best
  * effort).

@@ -3,7 +3,8 @@
  * addrspace, session and symbols on constructed records: FORK copies maps,
  * COMM exec starts afresh, two processes of one binary at different bases,
  * overlapping maps, a sample before its mmap in file order but after it in
- * time, ELF symbols and build-id of this very test binary, perf-map files.
+ * time, ELF symbols and build-id of this very test binary, perf-map files,
+ * this test's own stack unwound from a copy as the kernel gives one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,10 +23,11 @@
 #include "perf/session.h"
 #include "symbol/buildid.h"
 #include "symbol/symtab.h"
+#include "symbol/unwind.h"
 
 static union {
 	struct perf_event_header h;
-	uint8_t b[256];
+	uint8_t b[80 + 4096];	/* an mmap2 of any path */
 } rec;
 
 static const struct perf_event_header *mmap2(uint32_t pid, uint64_t addr, uint64_t len,
@@ -575,6 +577,99 @@ static void test_kernel_samples(void)
 	unlink(path);
 }
 
+/* perf's x86-64 BP, SP and IP: the registers a stack copy is unwound from */
+#define UNWIND_REGS ((1ULL << 6) | (1ULL << 7) | (1ULL << 8))
+
+/*
+ * What the kernel puts in a sample: BP, SP and IP here, and the stack from SP
+ * up, word by word as the kernel copies it (ASan's redzones in it are not
+ * reads of ours).
+ */
+static __attribute__((noinline, no_sanitize_address)) void
+sbx_test_capture(uint64_t regs[3], uint64_t *stack, uint64_t stack_end, uint64_t *len)
+{
+	uint64_t bp, sp, ip;
+
+	__asm__ volatile("mov %%rbp, %0\n\tmov %%rsp, %1\n\tlea 0(%%rip), %2"
+			 : "=r"(bp), "=r"(sp), "=r"(ip));
+	regs[0] = bp;
+	regs[1] = sp;
+	regs[2] = ip;
+	*len = stack_end - sp < *len ? stack_end - sp : *len;
+	for (uint64_t i = 0; i < *len / 8; i++)
+		stack[i] = ((const volatile uint64_t *)(uintptr_t)sp)[i];
+}
+
+/* The end of this process's stack, and its own executable mapped in m as pid 1. */
+static uint64_t map_self(struct machine *m)
+{
+	char exe[4096], line[4608], path[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f = fopen("/proc/self/maps", "r");
+	uint64_t end = 0;
+
+	if (n <= 0 || !f) {
+		if (f)
+			fclose(f);
+		return 0;
+	}
+	exe[n] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off;
+
+		path[0] = 0;
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %4095s", &lo, &hi, &off, path) < 3)
+			continue;
+		if (!strcmp(path, "[stack]"))
+			end = hi;
+		else if (!strcmp(path, exe))
+			machine_process_record(m, mmap2(1, lo, hi - lo, off, exe));
+	}
+	fclose(f);
+	return end;
+}
+
+static __attribute__((noinline)) void sbx_test_unwinds_itself(void)
+{
+	struct dso_cache *c = dso_cache_new();
+	struct machine *m = machine_new(c);
+	struct unwinder *u = unwinder_new(m);
+	static uint64_t stack[1024];
+	uint64_t regs[3], len = sizeof(stack), ips[16], stack_end = map_self(m);
+	struct perf_sample s = {
+		.pid = 1, .tid = 1, .regs_user_abi = 2 /* PERF_SAMPLE_REGS_ABI_64 */,
+		.regs_user = regs, .stack_user = stack, .stack_user_size = sizeof(stack),
+	};
+	struct addr_location al;
+	size_t n;
+
+	CHECK(stack_end != 0);
+	CHECK(u != NULL);
+	if (!stack_end || !u)
+		goto out;
+	sbx_test_capture(regs, stack, stack_end, &len);
+	s.stack_user_dyn_size = len;
+	n = unwind_user_stack(u, &s, UNWIND_REGS, ips, 16);
+	/* the capturing function, then this one: its caller, found in the copy through CFI */
+	CHECK(n >= 2);
+	if (n >= 2) {
+		CHECK_EQ_U64(ips[0], regs[2]);
+		machine_resolve(m, 1, 1, PERF_RECORD_MISC_USER, ips[1], &al);
+		CHECK(al.sym && !strcmp(al.sym->name, "sbx_test_unwinds_itself"));
+	}
+	/* the kernel copied nothing (a fault as the stack grows): no frame, not even
+	   the IP, as perf */
+	s.stack_user_dyn_size = 0;
+	CHECK_EQ_U64(unwind_user_stack(u, &s, UNWIND_REGS, ips, 16), 0);
+	/* no SP among the registers: nothing either */
+	s.stack_user_dyn_size = len;
+	CHECK_EQ_U64(unwind_user_stack(u, &s, (1ULL << 6) | (1ULL << 8), ips, 16), 0);
+out:
+	unwinder_free(u);
+	machine_free(m);
+	dso_cache_free(c);
+}
+
 static const struct unit_test tests[] = {
 	TEST(test_fork_exec_exit),
 	TEST(test_same_binary_two_bases),
@@ -585,6 +680,7 @@ static const struct unit_test tests[] = {
 	TEST(test_dso_by_build_id),
 	TEST(test_kernel_samples),
 	TEST(test_anon_map_uses_perf_map),
+	TEST(sbx_test_unwinds_itself),
 	{ 0 },
 };
 
