@@ -49,6 +49,7 @@ doc_value() {
 	# uops: the PMU's retired micro-ops, which this machine has not (or a measurement)
 	assert_line --regexp "^error:           '--mode uops counts the PMU''s retired micro-ops .*'$|^  - \{ key: NumMicroOps, "
 	# on standard error, each failure with its document's line and instructions
+	drop_drift_warnings
 	[[ ${stderr_lines[0]} =~ ^"sbx run: error: $EX/snippets.yaml:107: TRAP: SIGILL at address" ]]
 	[[ ${stderr_lines[1]} == "sbx run: error: $EX/snippets.yaml:122: ADD64rr R12 R12 RAX: --mode uops counts the PMU's retired micro-ops"* ]]
 	assert_equal "${stderr_lines[2]}" "sbx run: error: $EX/snippets.yaml:137: not an llvm-exegesis benchmark: no mode"
@@ -78,6 +79,7 @@ doc_value() {
 	assert_line --index 0 --regexp '^SNIPPET +KEY +PER INSN +PER SNIPPET +COUNTER$'
 	assert_line --index 1 --regexp '^ADD64rr R12 R12 RAX +latency +[0-9.]+ +[0-9.]+ +tsc-cycles|^ADD64rr R12 R12 RAX +latency +[0-9.]+ +[0-9.]+ +cycles'
 	assert_line --regexp '^CMP64ri32 RAX i_0x1234; JCC_1 .* +exit\(0\) +- +-'
+	drop_drift_warnings
 	[[ ${stderr_lines[0]} == "sbx run: error: -:107: TRAP: SIGILL at address"* ]]
 	run -1 --separate-stderr sbx run --json "$EX/snippets.yaml"
 	assert_line --index 0 --regexp '^\{"snippet":"ADD64rr R12 R12 RAX","mode":"latency"'
