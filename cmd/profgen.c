@@ -217,7 +217,7 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 
 	(void)attr;
 	if (rec->type != PERF_RECORD_SAMPLE)
-		return machine_process_record(in->in.machine, rec);
+		return pg_collector_record(in->c, rec);
 	err = pg_collect(in->c, s);
 	if (!err && in->progress && !(pg_collector_samples(in->c) % 200000))
 		fprintf(stderr, "\rsbx profgen: %s: %" PRIu64 " samples", in->path,
@@ -249,6 +249,8 @@ static int read_inputs(struct profgen *g)
 			fputc('\n', stderr);
 		if (ret)
 			return ret;
+		if (pg_collector_flush(in->c))
+			return error_lib(-ENOMEM, "profgen");
 	}
 	for (size_t i = 0; i < g->scripts.nr; i++) {
 		struct input *in = &g->in[g->nr_in++];

@@ -42,15 +42,23 @@ struct pg_collector {
 	size_t nr_dsos;
 	struct hashmap names;		/* interned callee names */
 	struct chunk *chunks;
+	/*
+	 * Branch stacks held back to be counted once each, weighted, while
+	 * the processes' maps stay as they are (see stage_branches)
+	 */
+	struct hashmap pending;		/* struct pending */
+	struct pending **pending_order;	/* in the order first seen */
+	size_t nr_pending, cap_pending, pending_bytes;
+	struct chunk *pending_chunks;
 	struct pg_dso *last;		/* the one dso_counts() gave last */
 	uint64_t dropped[PG_NR_REASONS];
 	uint64_t samples;
 	uint64_t weight;		/* how many samples the one being counted stands for */
 };
 
-static void *chunk_alloc(struct pg_collector *c, size_t size)
+static void *chunk_take(struct chunk **list, size_t size)
 {
-	struct chunk *k = c->chunks;
+	struct chunk *k = *list;
 	void *p;
 
 	size = (size + 7) & ~(size_t)7;
@@ -58,13 +66,28 @@ static void *chunk_alloc(struct pg_collector *c, size_t size)
 		k = malloc(sizeof(*k));
 		if (!k)
 			return NULL;
-		k->next = c->chunks;
+		k->next = *list;
 		k->used = 0;
-		c->chunks = k;
+		*list = k;
 	}
 	p = (char *)k->data + k->used;
 	k->used += size;
 	return p;
+}
+
+static void chunks_free(struct chunk **list)
+{
+	while (*list) {
+		struct chunk *n = (*list)->next;
+
+		free(*list);
+		*list = n;
+	}
+}
+
+static void *chunk_alloc(struct pg_collector *c, size_t size)
+{
+	return chunk_take(&c->chunks, size);
 }
 
 struct pg_collector *pg_collector_new(struct machine *m, const struct pg_options *opt)
@@ -100,12 +123,10 @@ void pg_collector_free(struct pg_collector *c)
 	for (size_t i = 0; (s = hashmap_next(&c->names, &i));)
 		free(s);
 	hashmap_release(&c->names);
-	while (c->chunks) {
-		struct chunk *n = c->chunks->next;
-
-		free(c->chunks);
-		c->chunks = n;
-	}
+	chunks_free(&c->chunks);
+	hashmap_release(&c->pending);
+	free(c->pending_order);
+	chunks_free(&c->pending_chunks);
 	free(c);
 }
 
@@ -233,9 +254,9 @@ static int count_stack(struct pg_collector *c, struct pg_dso *d, const uint64_t 
 
 #define MAX_BRANCHES	256
 
-/* The branch stack, as each DSO it touches sees it. */
-static int collect_branches(struct pg_collector *c, uint32_t pid,
-			    const struct perf_branch_entry_raw *br, size_t nr)
+/* The branch stack (nr from, to pairs), as each DSO it touches sees it. */
+static int collect_branches(struct pg_collector *c, uint32_t pid, const uint64_t *pairs,
+			    size_t nr)
 {
 	const uint8_t mode = PERF_RECORD_MISC_CPUMODE_UNKNOWN;	/* by the address */
 	struct dso *dsos[2 * MAX_BRANCHES];	/* of each end; NULL: none */
@@ -259,8 +280,7 @@ static int collect_branches(struct pg_collector *c, uint32_t pid,
 	if (nr > MAX_BRANCHES)
 		nr = MAX_BRANCHES;
 	for (size_t i = 0; i < 2 * nr; i++) {
-		const struct perf_branch_entry_raw *e = &br[i >> 1];
-		uint64_t addr = i & 1 ? e->to : e->from;
+		uint64_t addr = pairs[i];
 		struct dso *dso;
 		size_t k = 0;
 
@@ -302,6 +322,129 @@ static int collect_branches(struct pg_collector *c, uint32_t pid,
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/*
+ * A branch stack of one process held back: llvm-profgen aggregates
+ * identical samples before it reads them, and so does the collector,
+ * keyed by the process and the branches' ends (their flags and cycles
+ * play no part in a profile). Each distinct one is counted once, weighted,
+ * before anything can change the processes' maps (pg_collector_record) and
+ * at the end (pg_collector_flush); until then the record's own ends are
+ * resolved through the maps they were taken under.
+ */
+struct pending {
+	uint32_t pid, nr;
+	uint64_t n;
+	uint64_t pairs[];	/* from0, to0, from1, to1, … */
+};
+
+/* Held back at most: 32 MiB of stacks, then they are counted. */
+#define PENDING_BYTES	((size_t)32 << 20)
+
+static bool pending_is(const void *entry, const void *key)
+{
+	const struct pending *a = entry, *b = key;
+
+	return a->pid == b->pid && a->nr == b->nr &&
+	       !memcmp(a->pairs, b->pairs, 2 * a->nr * sizeof(*a->pairs));
+}
+
+int pg_collector_flush(struct pg_collector *c)
+{
+	uint64_t weight = c->weight;
+	int err = 0;
+
+	for (size_t i = 0; i < c->nr_pending && !err; i++) {
+		const struct pending *e = c->pending_order[i];
+
+		c->weight = e->n;
+		err = collect_branches(c, e->pid, e->pairs, e->nr);
+	}
+	c->weight = weight;
+	hashmap_release(&c->pending);
+	chunks_free(&c->pending_chunks);
+	c->nr_pending = c->pending_bytes = 0;
+	return err ? sbx_error(-ENOMEM, "out of memory") : 0;
+}
+
+static int stage_branches(struct pg_collector *c, uint32_t pid,
+			  const struct perf_branch_entry_raw *br, size_t nr)
+{
+	union {
+		struct pending p;
+		uint64_t q[2 + 2 * MAX_BRANCHES];
+	} key;
+	struct pending *e;
+	size_t size;
+	uint64_t h;
+
+	if (nr > MAX_BRANCHES)
+		nr = MAX_BRANCHES;
+	key.p.pid = pid;
+	key.p.nr = (uint32_t)nr;
+	for (size_t i = 0; i < nr; i++) {
+		key.p.pairs[2 * i] = br[i].from;
+		key.p.pairs[2 * i + 1] = br[i].to;
+	}
+	h = hash_bytes(key.p.pairs, 2 * nr * sizeof(*key.p.pairs)) ^ hash_u64(pid);
+	e = hashmap_get(&c->pending, h, pending_is, &key.p);
+	if (e) {
+		e->n += c->weight;
+		return 0;
+	}
+	size = sizeof(*e) + 2 * nr * sizeof(*e->pairs);
+	if (c->pending_bytes + size > PENDING_BYTES && pg_collector_flush(c))
+		return -ENOMEM;
+	if (c->nr_pending == c->cap_pending) {
+		size_t cap = c->cap_pending ? 2 * c->cap_pending : 1024;
+		struct pending **v = realloc(c->pending_order, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->pending_order = v;
+		c->cap_pending = cap;
+	}
+	e = chunk_take(&c->pending_chunks, size);
+	if (!e || hashmap_put(&c->pending, h, e))
+		return -ENOMEM;
+	memcpy(e, &key.p, size);
+	e->n = c->weight;
+	c->pending_order[c->nr_pending++] = e;
+	c->pending_bytes += size;
+	return 0;
+}
+
+/* The records that leave every process's maps as they were. */
+static bool keeps_maps(uint32_t type)
+{
+	switch (type) {
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+	case PERF_RECORD_READ:
+	case PERF_RECORD_AUX:
+	case PERF_RECORD_ITRACE_START:
+	case PERF_RECORD_LOST_SAMPLES:
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+	case PERF_RECORD_NAMESPACES:
+	case PERF_RECORD_CGROUP:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int pg_collector_record(struct pg_collector *c, const struct perf_event_header *rec)
+{
+	if (c->nr_pending && !keeps_maps(rec->type)) {
+		int err = pg_collector_flush(c);
+
+		if (err)
+			return err;
+	}
+	return machine_process_record(c->machine, rec);
 }
 
 /*
@@ -455,7 +598,7 @@ int pg_collect_weighted(struct pg_collector *c, const struct perf_sample *s, uin
 	}
 rest:
 	if (!err && s->branch_nr)
-		err = collect_branches(c, s->pid, s->branches, s->branch_nr);
+		err = stage_branches(c, s->pid, s->branches, s->branch_nr);
 	if (!err && c->opt.use_stack && s->callchain_nr)
 		err = collect_calls(c, s);
 	return err ? sbx_error(-ENOMEM, "out of memory") : 0;

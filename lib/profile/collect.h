@@ -88,9 +88,24 @@ struct pg_options {
 
 struct pg_collector;
 
-/* A collector resolving through m (which the caller feeds with the non-sample records). */
+/*
+ * A collector resolving through m, which the caller feeds with the
+ * non-sample records through pg_collector_record(), and ends with
+ * pg_collector_flush() before it reads the counts.
+ */
 struct pg_collector *pg_collector_new(struct machine *m, const struct pg_options *opt);
 void pg_collector_free(struct pg_collector *c);
+
+/*
+ * A non-sample record, given to the machine; the branch stacks held back
+ * (identical ones are counted once, weighted) are counted first when the
+ * record can change a process's maps. Returns machine_process_record()'s
+ * result, or -ENOMEM.
+ */
+int pg_collector_record(struct pg_collector *c, const struct perf_event_header *rec);
+
+/* Count the branch stacks held back. Returns 0 or -ENOMEM (with a message). */
+int pg_collector_flush(struct pg_collector *c);
 
 /* Count one SAMPLE. Returns 0 or -ENOMEM. */
 int pg_collect(struct pg_collector *c, const struct perf_sample *s);

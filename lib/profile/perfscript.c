@@ -111,7 +111,7 @@ static int mmap_line(struct reader *r, const char *line, bool mmap2)
 		mm.pid = mm.tid = as;
 		if (perf_rec_encode_mmap(buf, sizeof(buf), &mm, NULL, NULL) < 0)
 			return -1;
-		if (machine_process_record(r->m, (struct perf_event_header *)buf) == -ENOMEM)
+		if (pg_collector_record(r->c, (struct perf_event_header *)buf) == -ENOMEM)
 			return -2;
 	}
 	return 0;
@@ -280,6 +280,8 @@ int perfscript_read(FILE *f, const char *name, struct machine *m, struct pg_coll
 		err = sbx_error(-EIO, "cannot read '%s'", name);
 	if (!err && flush_stack(r))
 		err = sbx_error(-ENOMEM, "out of memory");
+	if (!err)
+		err = pg_collector_flush(c);
 	if (!err && !st->samples)
 		err = sbx_error(-EINVAL, "'%s' is not perf script output: no sample in it%s", name,
 				st->bad_lines ? " (perf script -F ip,brstack --show-mmap-events "

@@ -96,33 +96,40 @@ void hashmap_release(struct hashmap *m)
 	m->size = m->nr = 0;
 }
 
+/* One lane's step: the word mixed in by a multiply-xorshift. */
+static inline uint64_t lane(uint64_t h, const unsigned char *c)
+{
+	uint64_t w;
+
+	memcpy(&w, c, 8);
+	h = (h ^ w) * 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 29);
+}
+
 uint64_t hash_bytes(const void *p, size_t len)
 {
-	const uint64_t k = 0xff51afd7ed558ccdULL;
 	const unsigned char *c = p;
-	uint64_t h[4] = { 0x9e3779b97f4a7c15ULL ^ len, 0xc2b2ae3d27d4eb4fULL, 0x165667b19e3779f9ULL,
-			  0x27d4eb2f165667c5ULL };
-	uint64_t w[4] = { 0 }, t = 0;
+	uint64_t h0 = 0x9e3779b97f4a7c15ULL ^ len, h1 = 0xc2b2ae3d27d4eb4fULL,
+		 h2 = 0x165667b19e3779f9ULL, h3 = 0x27d4eb2f165667c5ULL, t = 0;
 
 	/*
 	 * Four independent lanes of a multiply-xorshift per 8-byte word (branch
 	 * stacks are hundreds of bytes: the multiplies overlap), then the tail.
+	 * Scalar, each word loaded alone: keys are often written word by word
+	 * just before, and a vector load across several such stores stalls (and
+	 * SSE has no 64-bit multiply).
 	 */
 	for (; len >= 32; c += 32, len -= 32) {
-		memcpy(w, c, 32);
-		for (int i = 0; i < 4; i++) {
-			h[i] = (h[i] ^ w[i]) * k;
-			h[i] ^= h[i] >> 29;
-		}
+		h0 = lane(h0, c);
+		h1 = lane(h1, c + 8);
+		h2 = lane(h2, c + 16);
+		h3 = lane(h3, c + 24);
+		__asm__("" : "+r"(h0), "+r"(h1), "+r"(h2), "+r"(h3));	/* no vectors */
 	}
-	for (; len >= 8; c += 8, len -= 8) {
-		memcpy(&t, c, 8);
-		h[0] = (h[0] ^ t) * k;
-		h[0] ^= h[0] >> 29;
-	}
-	t = 0;
+	for (; len >= 8; c += 8, len -= 8)
+		h0 = lane(h0, c);
 	memcpy(&t, c, len);
-	return hash_u64(h[0] ^ t ^ hash_u64(h[1]) ^ (hash_u64(h[2]) * 3) ^ (hash_u64(h[3]) * 5));
+	return hash_u64(h0 ^ t ^ hash_u64(h1) ^ (hash_u64(h2) * 3) ^ (hash_u64(h3) * 5));
 }
 
 uint64_t hash_str(const char *s)

@@ -6,6 +6,9 @@
 
 #include "util/sort.h"
 
+/* The widest digit of a pass */
+#define RADIX_BITS 11
+
 int sort_u64(uint64_t *v, size_t n)
 {
 	uint64_t *tmp, *src = v, *dst, all_or = 0, all_and = ~0ULL;
@@ -32,26 +35,43 @@ int sort_u64(uint64_t *v, size_t n)
 		all_or |= v[i];
 		all_and &= v[i];
 	}
-	for (unsigned shift = 0; shift < 64; shift += 8) {
-		size_t count[256] = { 0 }, pos = 0;
-		uint64_t *t;
+	/*
+	 * Only the bits that differ between keys move anything: as few passes
+	 * of at most 11 bits as cover them (2048 buckets stay in L1), so the
+	 * offsets of a program of a few MiB take two passes, not three.
+	 */
+	if (all_or != all_and) {
+		uint64_t diff = all_or ^ all_and;
+		unsigned lo = (unsigned)__builtin_ctzll(diff), hi = 64 - (unsigned)__builtin_clzll(diff);
+		unsigned passes = (hi - lo + RADIX_BITS - 1) / RADIX_BITS;
+		unsigned bits = (hi - lo + passes - 1) / passes;
+		uint64_t mask = (1ULL << bits) - 1;
+		size_t *count = malloc(((size_t)1 << bits) * sizeof(*count));
 
-		/* a byte that every key has alike moves nothing */
-		if (!(((all_or ^ all_and) >> shift) & 0xff))
-			continue;
-		for (size_t i = 0; i < n; i++)
-			count[(src[i] >> shift) & 0xff]++;
-		for (size_t b = 0; b < 256; b++) {
-			size_t c = count[b];
-
-			count[b] = pos;
-			pos += c;
+		if (!count) {
+			free(tmp);
+			return -ENOMEM;
 		}
-		for (size_t i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 0xff]++] = src[i];
-		t = src;
-		src = dst;
-		dst = t;
+		for (unsigned shift = lo; shift < hi; shift += bits) {
+			size_t pos = 0;
+			uint64_t *t;
+
+			memset(count, 0, ((size_t)1 << bits) * sizeof(*count));
+			for (size_t i = 0; i < n; i++)
+				count[(src[i] >> shift) & mask]++;
+			for (size_t b = 0; b <= mask; b++) {
+				size_t c = count[b];
+
+				count[b] = pos;
+				pos += c;
+			}
+			for (size_t i = 0; i < n; i++)
+				dst[count[(src[i] >> shift) & mask]++] = src[i];
+			t = src;
+			src = dst;
+			dst = t;
+		}
+		free(count);
 	}
 	if (src != v)
 		memcpy(v, src, n * sizeof(*v));

@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 /*
- * Sort v (n keys) in ascending order, in O(n) passes over memory (a byte
- * at a time, skipping the bytes that are the same in every key). Returns 0,
+ * Sort v (n keys) in ascending order, in O(n) passes over memory (digits
+ * of at most 11 bits, over only the bits that differ between keys). Returns 0,
  * or -ENOMEM (v is then unchanged) when no room for the n-key buffer.
  */
 int sort_u64(uint64_t *v, size_t n);

@@ -74,6 +74,8 @@ static int profile(struct binary *b, const char *path, size_t len)
 			abort();
 		prev = ip;
 	}
+	if (pg_collector_flush(c))
+		abort();
 	if (pg_collector_dsos(c, &dsos) == 1) {
 		err = pg_generate(p, dsos, 1, b, &st);
 		if (!err) {

@@ -169,6 +169,7 @@ static void test_two_processes(void)
 	br[1] = (struct perf_branch_entry_raw){ 0x7f0000000100, 0x555600001020, 0 };
 	br[2] = (struct perf_branch_entry_raw){ 0xffffffff81000000ULL, 0x7f0000000080, 0 };
 	CHECK_EQ_INT(pg_collect_parts(c, 2, PERF_RECORD_MISC_USER, 0x555600001040, br, 3), 0);
+	CHECK_EQ_INT(pg_collector_flush(c), 0);
 
 	n = pg_collector_dsos(c, &dsos);
 	CHECK_EQ_INT(n, 2);
@@ -201,7 +202,69 @@ static void test_two_processes(void)
 		CHECK_EQ_U64(st->ends[5], PG_EXTERNAL);
 	}
 	/* and as the library sees it */
-	CHECK_EQ_INT(hashmap_nr(&dsos[1]->stacks), 1);
+	CHECK(n == 2 && hashmap_nr(&dsos[1]->stacks) == 1);
+	pg_collector_free(c);
+	machine_free(m);
+	dso_cache_free(cache);
+}
+
+/* The one stack of d: its samples, and its first end. */
+static uint64_t only_stack(struct pg_collector *c, const char *path, uint64_t *first_end)
+{
+	struct pg_dso *const *dsos;
+	size_t n = pg_collector_dsos(c, &dsos);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		struct pg_stack *st;
+
+		if (strcmp(dsos[i]->dso->path, path))
+			continue;
+		CHECK_EQ_INT(hashmap_nr(&dsos[i]->stacks), 1);
+		st = hashmap_next(&dsos[i]->stacks, &k);
+		*first_end = st ? st->ends[0] : 0;
+		return st ? st->n : 0;
+	}
+	return 0;
+}
+
+/*
+ * Identical branch stacks are counted once, weighted, but each through the
+ * maps it was taken under: a map replaced in between sends the later ones
+ * to the new file.
+ */
+static void test_branch_stacks_held_back(void)
+{
+	struct dso_cache *cache = dso_cache_new();
+	struct machine *m = machine_new(cache);
+	struct pg_collector *c = pg_collector_new(m, NULL);
+	struct perf_branch_entry_raw br[2] = {
+		{ 0x555500001030, 0x555500001040, 0 },
+		{ 0x555500001010, 0x555500001020, 0 },
+	};
+	struct perf_event_header lost = { PERF_RECORD_LOST_SAMPLES, 0, 16 };
+	uint64_t end = 0;
+
+	CHECK_EQ_INT(pg_collector_record(c, mmap2(1, 0x555500001000, 0x1000, "/bin/a")), 0);
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ_INT(pg_collect_parts(c, 1, PERF_RECORD_MISC_USER, 0x555500001040, br, 2),
+			     0);
+	/* flags differ: the same stack for a profile */
+	br[0].flags = 0x1234;
+	CHECK_EQ_INT(pg_collect_parts(c, 1, PERF_RECORD_MISC_USER, 0x555500001040, br, 2), 0);
+	/* a record that maps nothing keeps them waiting; a new map does not */
+	CHECK_EQ_INT(pg_collector_record(c, &lost), 0);
+	CHECK_EQ_INT(pg_collector_record(c, mmap2(1, 0x555500001000, 0x2000, "/bin/b")), 0);
+	CHECK_EQ_INT(pg_collect_parts(c, 1, PERF_RECORD_MISC_USER, 0x555500001040, br, 2), 0);
+	/* another process, the same addresses, no map there: nothing */
+	CHECK_EQ_INT(pg_collect_parts(c, 2, PERF_RECORD_MISC_USER, 0x555500001040, br, 2), 0);
+	CHECK_EQ_INT(pg_collector_flush(c), 0);
+	CHECK_EQ_U64(only_stack(c, "/bin/a", &end), 4);
+	CHECK_EQ_U64(end, 0x1030);
+	CHECK_EQ_U64(only_stack(c, "/bin/b", &end), 1);
+	CHECK_EQ_U64(end, 0x2030);
+	CHECK_EQ_INT(pg_collector_samples(c), 6);
+	CHECK_EQ_INT(pg_collector_dropped(c, PG_NO_MAP), 1);
 	pg_collector_free(c);
 	machine_free(m);
 	dso_cache_free(cache);
@@ -417,6 +480,7 @@ static const struct unit_test tests[] = {
 	TEST(test_text_writer),
 	TEST(test_extbinary_writer),
 	TEST(test_two_processes),
+	TEST(test_branch_stacks_held_back),
 	TEST(test_many_samples),
 	TEST(test_stacks),
 	TEST(test_perfscript),

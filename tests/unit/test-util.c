@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * util: the hash map (colliding hashes, growth, deletion in the middle of
- * a probe run, iteration), the sorted-range lookup, string lists.
+ * a probe run, iteration), the sorted-range lookup, string lists, the
+ * radix sort against qsort.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "util/hashmap.h"
 #include "util/ranges.h"
+#include "util/sort.h"
 #include "util/strlist.h"
 
 struct item {
@@ -122,7 +125,23 @@ static void test_hashmap_churn(void)
 
 static void test_hashes(void)
 {
+	uint64_t words[40];
+	unsigned char bytes[8 * 40 + 1];
+
 	CHECK(hash_str("abc") == hash_bytes("abc", 3));
+	/* every byte counts, in the four lanes and the tail, at any alignment */
+	for (int i = 0; i < 40; i++)
+		words[i] = 0x0101010101010101ULL * (uint64_t)i;
+	memcpy(bytes + 1, words, sizeof(words));
+	CHECK(hash_bytes(words, sizeof(words)) == hash_bytes(bytes + 1, sizeof(words)));
+	for (size_t len = 1; len <= sizeof(words); len += 7) {
+		uint64_t h = hash_bytes(words, len);
+
+		((unsigned char *)words)[len - 1] ^= 0x40;
+		CHECK(hash_bytes(words, len) != h);
+		((unsigned char *)words)[len - 1] ^= 0x40;
+	}
+	CHECK(hash_bytes(words, 32) != hash_bytes(words, 33));
 	CHECK(hash_str("abc") != hash_str("abd"));
 	CHECK(hash_u64(1) != hash_u64(2));
 	/* the low bits, which pick the slot, depend on the high bits of the input */
@@ -167,11 +186,60 @@ static void test_strlist(void)
 	CHECK_EQ_INT(l.nr, 0);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* sort_u64 as qsort sorts: keys of every width, with constant bits above and below */
+static void test_sort_u64(void)
+{
+	static const struct {
+		size_t n;
+		uint64_t mask, base;
+	} cases[] = {
+		{ 100, ~0ULL, 0 },			/* the insertion sort */
+		{ 100000, ~0ULL, 0 },			/* 64 bits: six passes */
+		{ 100000, 0x1fffff, 0x400000 },		/* a program's offsets: two */
+		{ 100000, 0xfff0, 0x7f0000000000ULL },	/* low bits alike: skipped */
+		{ 100000, 0x7ff, 0 },			/* one pass */
+		{ 100000, 0, 42 },			/* all equal: none */
+		{ 3000, 0x8000000000000001ULL, 0 },	/* far apart */
+	};
+	uint64_t seed = 88172645463325252ULL;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		size_t n = cases[c].n;
+		uint64_t *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+
+		CHECK(a && b);
+		if (!a || !b) {
+			free(a);
+			free(b);
+			return;
+		}
+		for (size_t i = 0; i < n; i++) {
+			seed ^= seed << 13;
+			seed ^= seed >> 7;
+			seed ^= seed << 17;
+			a[i] = b[i] = cases[c].base | (seed & cases[c].mask);
+		}
+		CHECK_EQ_INT(sort_u64(a, n), 0);
+		qsort(b, n, sizeof(*b), cmp_u64);
+		CHECK(!memcmp(a, b, n * sizeof(*a)));
+		free(a);
+		free(b);
+	}
+}
+
 static const struct unit_test tests[] = {
 	TEST(test_hashmap_basic),
 	TEST(test_hashmap_collisions),
 	TEST(test_hashmap_churn),
 	TEST(test_hashes),
+	TEST(test_sort_u64),
 	TEST(test_ranges),
 	TEST(test_strlist),
 	{ 0 },
