@@ -69,15 +69,27 @@ struct dwarf_info {
 	struct cu_range {
 		uint64_t start, end;
 		Dwarf_Off die;		/* offset of the CU's DIE */
+		bool known;		/* rows looked up (NULL: no lines), dead when absent */
+		bool dead;		/* its DIE cannot be read */
+		const struct cu_rows *rows;
 	} *cus;
 	size_t nr_cus, cap_cus;
 	struct hashmap rows;		/* struct cu_rows, by the CU's DIE offset */
 };
 
-/* The addresses of a CU's line-table rows (libdw's order: sorted), for spans. */
+/*
+ * A CU's line-table rows in libdw's order (sorted by address, an end of
+ * sequence before the rows at its address), for spans and for the row of
+ * an address without asking libdw each time.
+ */
 struct cu_rows {
 	Dwarf_Off die;
 	uint64_t *addr;
+	struct row_info {
+		uint32_t line;		/* 0: none (or negative) */
+		uint32_t disc : 31;	/* the discriminator */
+		uint32_t end : 1;	/* an end of sequence */
+	} *info;
 	size_t nr;
 };
 
@@ -193,7 +205,8 @@ static int add_cu_ranges(struct dwarf_info *d, Dwarf_Die *cu)
 			d->cus = v;
 			d->cap_cus = cap;
 		}
-		d->cus[d->nr_cus++] = (struct cu_range){ start, end, dwarf_dieoffset(cu) };
+		d->cus[d->nr_cus++] = (struct cu_range){ start, end, dwarf_dieoffset(cu), false, false,
+						 NULL };
 	}
 	return 0;
 }
@@ -344,6 +357,7 @@ void dwarf_info_free(struct dwarf_info *d)
 
 		for (size_t i = 0; (r = hashmap_next(&d->rows, &i));) {
 			free(r->addr);
+			free(r->info);
 			free(r);
 		}
 		hashmap_release(&d->rows);
@@ -539,17 +553,34 @@ static const struct cu_rows *cu_rows(struct dwarf_info *d, Dwarf_Die *cu)
 	if (!r)
 		return NULL;
 	r->die = off;
-	if (dwarf_getsrclines(cu, &lines, &n) == 0 && n && (r->addr = malloc(n * sizeof(*r->addr)))) {
+	if (dwarf_getsrclines(cu, &lines, &n) == 0 && n && (r->addr = malloc(n * sizeof(*r->addr))) &&
+	    (r->info = malloc(n * sizeof(*r->info)))) {
 		for (size_t i = 0; i < n; i++) {
+			Dwarf_Line *l = dwarf_onesrcline(lines, i);
 			Dwarf_Addr a = 0;
+			unsigned disc = 0;
+			bool end = false;
+			int line = 0;
 
-			dwarf_lineaddr(dwarf_onesrcline(lines, i), &a);
+			dwarf_lineaddr(l, &a);
+			if (dwarf_lineno(l, &line) || line < 0)
+				line = 0;
+			dwarf_linediscriminator(l, &disc);
+			dwarf_lineendsequence(l, &end);
 			r->addr[i] = a;
+			r->info[i] = (struct row_info){ (uint32_t)line, disc & 0x7fffffff, end };
 		}
 		r->nr = n;
 	}
+	if (!r->nr) {
+		free(r->addr);
+		free(r->info);
+		r->addr = NULL;
+		r->info = NULL;
+	}
 	if (hashmap_put(&d->rows, h, r)) {
 		free(r->addr);
+		free(r->info);
 		free(r);
 		return NULL;
 	}
@@ -557,23 +588,44 @@ static const struct cu_rows *cu_rows(struct dwarf_info *d, Dwarf_Die *cu)
 }
 
 /*
- * Narrow [*lo, *hi) to the rows of cu around addr: libdw's row for an
- * address is the last one at or before it, the same up to the next row's
- * address.
+ * The rows of the CU holding addr, looked up once per CU (no libdw call on
+ * the way): *found is false when no CU holds it; NULL rows when the CU has
+ * no line table.
  */
-static void row_span(struct dwarf_info *d, Dwarf_Die *cu, uint64_t addr, uint64_t *lo,
-		     uint64_t *hi)
+static const struct cu_rows *rows_at(struct dwarf_info *d, uint64_t addr, bool *found)
 {
-	const struct cu_rows *r = cu_rows(d, cu);
-	size_t a = 0, b;
+	size_t i = RANGES_FIND_LAST_LE(d->cus, d->nr_cus, start, addr);
+	Dwarf_Die cu;
 
-	if (!r) {
-		*lo = addr;	/* nothing known: this address only */
-		*hi = addr + 1;
-		return;
+	*found = true;
+	for (size_t k = 0; i < d->nr_cus && k < 8; k++, i--) {
+		struct cu_range *c = &d->cus[i];
+
+		if (addr < c->end) {
+			if (!c->known) {
+				c->known = true;
+				c->dead = !dwarf_offdie(d->dbg, c->die, &cu);
+				c->rows = c->dead ? NULL : cu_rows(d, &cu);
+			}
+			*found = !c->dead;
+			return c->rows;
+		}
+		if (!i)
+			break;
 	}
-	b = r->nr;
-	while (a < b) {		/* the first row above addr */
+	if (!dwarf_addrdie(d->dbg, addr, &cu)) {
+		*found = false;
+		return NULL;
+	}
+	return cu_rows(d, &cu);
+}
+
+/* The index of the first row of r above addr. */
+static size_t row_above(const struct cu_rows *r, uint64_t addr)
+{
+	size_t a = 0, b = r->nr;
+
+	while (a < b) {
 		size_t m = a + (b - a) / 2;
 
 		if (r->addr[m] <= addr)
@@ -581,10 +633,7 @@ static void row_span(struct dwarf_info *d, Dwarf_Die *cu, uint64_t addr, uint64_
 		else
 			b = m;
 	}
-	if (a > 0 && r->addr[a - 1] > *lo)
-		*lo = r->addr[a - 1];
-	if (a < r->nr && r->addr[a] < *hi)
-		*hi = r->addr[a];
+	return a;
 }
 
 void dwarf_info_preload(struct dwarf_info *d, const atomic_bool *stop)
@@ -628,18 +677,22 @@ size_t dwarf_info_frames_span(struct dwarf_info *d, uint64_t addr, struct dwarf_
 	const struct dwarf_func *fn = dwarf_info_function_at(d, addr);
 	struct inl_tree *t;
 	const struct inl_node *chain[MAX_INLINE], *inner = NULL;
-	Dwarf_Die cu;
-	Dwarf_Line *line;
+	const struct cu_rows *rows;
 	unsigned disc = 0;
 	int lineno = 0;
-	size_t nr_inl = 0, nr = 0;
+	size_t nr_inl = 0, nr = 0, above;
+	bool found;
 
 	if (span) {
 		span[0] = addr;
 		span[1] = addr + 1;
 	}
-	if (!max || !fn || !(t = inline_tree(d, fn->die)) || !cu_of(d, addr, &cu))
+	if (!max || !fn || !(t = inline_tree(d, fn->die)))
 		return 0;
+	rows = rows_at(d, addr, &found);
+	if (!found)
+		return 0;
+	above = rows ? row_above(rows, addr) : 0;
 	if (span) {
 		/* up to the next function's start: ranges may nest */
 		size_t i = RANGES_FIND_LAST_LE(d->funcs, d->nr_funcs, start, addr);
@@ -648,14 +701,29 @@ size_t dwarf_info_frames_span(struct dwarf_info *d, uint64_t addr, struct dwarf_
 		span[1] = fn->end;
 		if (i + 1 < d->nr_funcs && d->funcs[i + 1].start < span[1])
 			span[1] = d->funcs[i + 1].start;
-		row_span(d, &cu, addr, &span[0], &span[1]);
+		/*
+		 * libdw's row for an address is the last one at or before it,
+		 * the same up to the next row's address; no rows: this address
+		 */
+		if (!rows) {
+			span[0] = addr;
+			span[1] = addr + 1;
+		} else {
+			if (above > 0 && rows->addr[above - 1] > span[0])
+				span[0] = rows->addr[above - 1];
+			if (above < rows->nr && rows->addr[above] < span[1])
+				span[1] = rows->addr[above];
+		}
 	}
-	/* no line row, or line 0 (compiler-made code): the frames, with line 0 */
-	line = dwarf_getsrc_die(&cu, addr);
-	if (!line || dwarf_lineno(line, &lineno) || lineno < 0)
-		lineno = 0;
-	if (line)
-		dwarf_linediscriminator(line, &disc);
+	/*
+	 * The row dwarf_getsrc_die() gives: the last at or before addr, unless
+	 * it ends a sequence. No row, or line 0 (compiler-made code): the
+	 * frames, with line 0.
+	 */
+	if (rows && above > 0 && !rows->info[above - 1].end) {
+		lineno = (int)rows->info[above - 1].line;
+		disc = rows->info[above - 1].disc;
+	}
 	/* the innermost inlined subroutine holding addr (then its parents), and its stretch */
 	if (t->nr_bound) {
 		size_t k = bound_above(t, addr);
