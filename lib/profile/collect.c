@@ -604,43 +604,95 @@ rest:
 	return err ? sbx_error(-ENOMEM, "out of memory") : 0;
 }
 
+/*
+ * The logged IPs of d as (offset, samples), ascending: counted in an array
+ * by offset when they are dense (a program's sampled code spans not much
+ * more than its samples: no sort at all), else sorted and run-counted.
+ */
+static struct pg_count *fold_log(const struct pg_dso *d, size_t *nr)
+{
+	const uint64_t *log = d->ip_log;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t n = d->nr_log, k = 0;
+	struct pg_count *v;
+
+	for (size_t i = 0; i < n; i++) {
+		lo = log[i] < lo ? log[i] : lo;
+		hi = log[i] > hi ? log[i] : hi;
+	}
+	if (hi - lo < 2 * (uint64_t)n) {
+		/* n is at most LOG_MAX: a u32 holds any count */
+		size_t range = (size_t)(hi - lo) + 1;
+		uint32_t *cnt = calloc(range, sizeof(*cnt));
+
+		if (!cnt)
+			return NULL;
+		for (size_t i = 0; i < n; i++)
+			cnt[log[i] - lo]++;
+		for (size_t j = 0; j < range; j++)
+			k += cnt[j] != 0;
+		v = malloc(k * sizeof(*v));
+		k = 0;
+		for (size_t j = 0; v && j < range; j++)
+			if (cnt[j])
+				v[k++] = (struct pg_count){ lo + j, 0, cnt[j] };
+		free(cnt);
+		*nr = k;
+		return v;
+	}
+	if (sort_u64(d->ip_log, n))
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		k += !i || log[i] != log[i - 1];
+	v = malloc(k * sizeof(*v));
+	k = 0;
+	for (size_t i = 0; v && i < n; i++) {
+		if (!i || log[i] != log[i - 1])
+			v[k++] = (struct pg_count){ log[i], 0, 0 };
+		v[k - 1].n++;
+	}
+	*nr = k;
+	return v;
+}
+
 size_t pg_dso_ips(struct pg_dso *d, const struct pg_count **out)
 {
+	struct pg_count *fresh;
 	size_t n = 0;
 
 	*out = d->ips;
 	if (!d->nr_log)
 		return d->nr_ips;
-	/* the new IPs, sorted, then merged with what was counted before */
-	if (sort_u64(d->ip_log, d->nr_log)) {
+	/* the new IPs, counted, then merged with what was counted before */
+	fresh = fold_log(d, &n);
+	if (!fresh) {
 		*out = NULL;
 		return 0;
 	}
-	for (size_t i = 0; i < d->nr_log; i++)
-		n += !i || d->ip_log[i] != d->ip_log[i - 1];
-	{
+	if (!d->nr_ips) {
+		free(d->ips);
+		d->ips = fresh;
+		d->nr_ips = n;
+	} else {
 		struct pg_count *v = malloc((d->nr_ips + n) * sizeof(*v));
 		size_t a = 0, k = 0;
 
 		if (!v) {
+			free(fresh);
 			*out = NULL;
 			return 0;
 		}
-		for (size_t i = 0; i < d->nr_log;) {
-			uint64_t off = d->ip_log[i], cnt = 0;
-
-			while (i < d->nr_log && d->ip_log[i] == off) {
-				i++;
-				cnt++;
-			}
-			while (a < d->nr_ips && d->ips[a].a < off)
+		for (size_t i = 0; i < n; i++) {
+			while (a < d->nr_ips && d->ips[a].a < fresh[i].a)
 				v[k++] = d->ips[a++];
-			if (a < d->nr_ips && d->ips[a].a == off)
-				cnt += d->ips[a++].n;
-			v[k++] = (struct pg_count){ off, 0, cnt };
+			v[k] = fresh[i];
+			if (a < d->nr_ips && d->ips[a].a == fresh[i].a)
+				v[k].n += d->ips[a++].n;
+			k++;
 		}
 		while (a < d->nr_ips)
 			v[k++] = d->ips[a++];
+		free(fresh);
 		free(d->ips);
 		d->ips = v;
 		d->nr_ips = k;

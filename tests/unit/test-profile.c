@@ -305,6 +305,56 @@ static void test_many_samples(void)
 	dso_cache_free(cache);
 }
 
+/*
+ * IP counts folded twice, the second time merged with the first: sparse
+ * offsets (sorted) and dense ones (counted by offset) alike.
+ */
+static void test_ip_counts_fold_and_merge(void)
+{
+	struct dso_cache *cache = dso_cache_new();
+	struct machine *m = machine_new(cache);
+	struct pg_collector *c = pg_collector_new(m, NULL);
+	struct perf_rec_mmap mm = { .misc = PERF_RECORD_MISC_USER, .mmap2 = true, .pid = 1,
+				    .tid = 1, .start = 0x7f0000000000, .len = 0x10000000,
+				    .prot = PROT_READ | PROT_EXEC, .filename = "/bin/big" };
+	const uint64_t base = 0x7f0000000000;
+	struct pg_dso *const *dsos;
+	const struct pg_count *ips;
+	size_t n;
+
+	CHECK(perf_rec_encode_mmap(rec, sizeof(rec), &mm, NULL, NULL) > 0);
+	CHECK_EQ_INT(machine_process_record(m, (const void *)rec), 0);
+	/* sparse: 3 offsets 16 MiB apart, out of order, one of them thrice */
+	CHECK_EQ_INT(pg_collect_parts(c, 1, PERF_RECORD_MISC_USER, base + 0x2000000, NULL, 0), 0);
+	CHECK_EQ_INT(pg_collect_parts(c, 1, PERF_RECORD_MISC_USER, base + 0x10, NULL, 0), 0);
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ_INT(pg_collect_parts(c, 1, PERF_RECORD_MISC_USER, base + 0x1000000, NULL,
+					      0), 0);
+	CHECK_EQ_INT(pg_collector_dsos(c, &dsos), 1);
+	n = pg_dso_ips(dsos[0], &ips);
+	CHECK_EQ_INT(n, 3);
+	if (n == 3) {
+		CHECK(ips[0].a == 0x10 && ips[0].n == 1);
+		CHECK(ips[1].a == 0x1000000 && ips[1].n == 3);
+		CHECK(ips[2].a == 0x2000000 && ips[2].n == 1);
+	}
+	/* then dense ones around one of them, merged with what was counted */
+	for (uint64_t off = 0x1000000 - 2; off <= 0x1000000 + 2; off++)
+		CHECK_EQ_INT(pg_collect_parts(c, 1, PERF_RECORD_MISC_USER, base + off, NULL, 0), 0);
+	n = pg_dso_ips(dsos[0], &ips);
+	CHECK_EQ_INT(n, 7);
+	if (n == 7) {
+		CHECK(ips[0].a == 0x10 && ips[0].n == 1);
+		CHECK(ips[1].a == 0xfffffe && ips[1].n == 1);
+		CHECK(ips[3].a == 0x1000000 && ips[3].n == 4);
+		CHECK(ips[5].a == 0x1000002 && ips[5].n == 1);
+		CHECK(ips[6].a == 0x2000000 && ips[6].n == 1);
+	}
+	pg_collector_free(c);
+	machine_free(m);
+	dso_cache_free(cache);
+}
+
 /* Stacks of threads without a COMM record, and of a comm that is not UTF-8. */
 static void test_stacks(void)
 {
@@ -482,6 +532,7 @@ static const struct unit_test tests[] = {
 	TEST(test_two_processes),
 	TEST(test_branch_stacks_held_back),
 	TEST(test_many_samples),
+	TEST(test_ip_counts_fold_and_merge),
 	TEST(test_stacks),
 	TEST(test_perfscript),
 	TEST(test_callgraph),
