@@ -3,6 +3,7 @@
 #include <capstone/capstone.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -429,23 +430,6 @@ struct lbr {
 	struct vcounts branches;	/* a = source (EXTERNAL), b = target */
 };
 
-static int add_insn(struct lbr *l, uint64_t addr, uint16_t size, bool uncond)
-{
-	if (l->nr_insns == l->cap_insns) {
-		size_t cap = l->cap_insns ? 2 * l->cap_insns : 4096;
-		struct insn *v = realloc(l->insns, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		l->insns = v;
-		l->cap_insns = cap;
-	}
-	l->insns[l->nr_insns++] = (struct insn){ addr, size, uncond };
-	if (addr - l->code_lo < l->code_len)
-		l->starts[(addr - l->code_lo) / 8] |= (uint8_t)(1u << ((addr - l->code_lo) % 8));
-	return 0;
-}
-
 static int cmp_insn(const void *a, const void *b)
 {
 	const struct insn *x = a, *y = b;
@@ -487,21 +471,101 @@ static bool is_uncond(const cs_insn *in)
 	}
 }
 
+/* Some code regions of a binary, disassembled by one thread with its own handle. */
+struct dis_job {
+	const struct binary *b;
+	csh cs;
+	const size_t *regions;		/* indices into code_starts */
+	size_t nr;
+	struct insn *insns;
+	size_t nr_insns, cap_insns;
+	int err;
+};
+
+static int job_add(struct dis_job *j, uint64_t addr, uint16_t size, bool uncond)
+{
+	if (j->nr_insns == j->cap_insns) {
+		size_t cap = j->cap_insns ? 2 * j->cap_insns : 4096;
+		struct insn *v = realloc(j->insns, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		j->insns = v;
+		j->cap_insns = cap;
+	}
+	j->insns[j->nr_insns++] = (struct insn){ addr, size, uncond };
+	return 0;
+}
+
+static void *dis_run(void *arg)
+{
+	struct dis_job *j = arg;
+	const struct binary *b = j->b;
+	cs_insn *in = cs_malloc(j->cs);
+
+	if (!in) {
+		j->err = -ENOMEM;
+		return NULL;
+	}
+	for (size_t k = 0; k < j->nr && !j->err; k++) {
+		uint64_t addr = b->code_starts[j->regions[k]], end = b->code_ends[j->regions[k]];
+		size_t avail;
+		const uint8_t *code = binary_code(b, addr, &avail);
+
+		if (!code)
+			continue;
+		if (avail > end - addr)
+			avail = (size_t)(end - addr);
+		while (avail && !j->err) {
+			const uint8_t *p = code;
+			size_t left = avail;
+			uint64_t a = addr;
+
+			if (!cs_disasm_iter(j->cs, &p, &left, &a, in)) {
+				code++;	/* not an instruction: on by one byte */
+				avail--;
+				addr++;
+				continue;
+			}
+			j->err = job_add(j, addr, in->size, is_uncond(in));
+			code = p;
+			avail = left;
+			addr = a;
+		}
+	}
+	cs_free(in, 1);
+	return NULL;
+}
+
+/* The most code from the first function to the end of the last (a bitmap of 128 MiB). */
+#define CODE_SPAN_MAX	(1ULL << 30)
+
+/* Bytes of code at least, for the second half to go to a thread of its own. */
+#define DIS_PARALLEL_BYTES	(64 * 1024)
+
+static unsigned max_threads = 2;
+
+void pg_set_threads(unsigned n)
+{
+	max_threads = n ? n : 1;
+}
+
 /*
  * Disassemble the code regions of b (its functions, by .symtab) marked in
  * want and not yet done, then sort the instructions again. Only the
  * regions a profile touches are read: a large binary's other functions cost
- * nothing.
+ * nothing. Many regions are split in two halves by bytes, the second
+ * disassembled by a second thread (capstone takes most of an LBR profile's
+ * time, and handles are independent).
  */
-/* The most code from the first function to the end of the last (a bitmap of 128 MiB). */
-#define CODE_SPAN_MAX	(1ULL << 30)
-
 static int disassemble(struct lbr *l, const bool *want)
 {
 	const struct binary *b = l->b;
-	size_t before = l->nr_insns;
-	cs_insn *in;
-	csh cs;
+	struct dis_job job[2];
+	size_t *todo, nr = 0, half = 0;
+	uint64_t bytes = 0, sum = 0;
+	bool threaded = false;
+	pthread_t thread;
 	int err = 0;
 
 	if (!l->disassembled && b->nr_code_starts) {
@@ -519,46 +583,65 @@ static int disassemble(struct lbr *l, const bool *want)
 		l->code_lo = lo;
 		l->code_len = l->starts ? hi - lo : 0;
 	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-		return sbx_error(-EINVAL, "capstone cannot disassemble x86-64");
-	in = cs_malloc(cs);
-	if (!in) {
-		cs_close(&cs);
+	todo = malloc((b->nr_code_starts ? b->nr_code_starts : 1) * sizeof(*todo));
+	if (!todo)
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < b->nr_code_starts && !err; i++) {
-		uint64_t addr = b->code_starts[i], end = b->code_ends[i];
-		size_t avail;
-		const uint8_t *code;
-
+	for (size_t i = 0; i < b->nr_code_starts; i++) {
 		if ((want && !want[i]) || l->disassembled[i])
 			continue;
 		l->disassembled[i] = true;
-		code = binary_code(b, addr, &avail);
-		if (!code)
-			continue;
-		if (avail > end - addr)
-			avail = (size_t)(end - addr);
-		while (avail && !err) {
-			const uint8_t *p = code;
-			size_t left = avail;
-			uint64_t a = addr;
-
-			if (!cs_disasm_iter(cs, &p, &left, &a, in)) {
-				code++;	/* not an instruction: on by one byte */
-				avail--;
-				addr++;
-				continue;
-			}
-			err = add_insn(l, addr, in->size, is_uncond(in));
-			code = p;
-			avail = left;
-			addr = a;
-		}
+		todo[nr++] = i;
+		bytes += b->code_ends[i] - b->code_starts[i];
 	}
-	cs_free(in, 1);
-	cs_close(&cs);
-	if (!err && l->nr_insns != before)
+	/* the first half by bytes here, the rest in a thread when it is worth one */
+	for (; half < nr && sum < bytes / 2; half++)
+		sum += b->code_ends[todo[half]] - b->code_starts[todo[half]];
+	if (bytes < DIS_PARALLEL_BYTES || max_threads < 2)
+		half = nr;
+	memset(job, 0, sizeof(job));
+	job[0] = (struct dis_job){ .b = b, .regions = todo, .nr = half };
+	job[1] = (struct dis_job){ .b = b, .regions = todo + half, .nr = nr - half };
+	for (int k = 0; k < 2 && !err; k++)
+		if ((job[k].nr || k == 0) && cs_open(CS_ARCH_X86, CS_MODE_64, &job[k].cs) != CS_ERR_OK)
+			err = sbx_error(-EINVAL, "capstone cannot disassemble x86-64");
+	if (!err && job[1].nr)
+		threaded = !pthread_create(&thread, NULL, dis_run, &job[1]);
+	if (!err) {
+		dis_run(&job[0]);
+		if (threaded)
+			pthread_join(thread, NULL);
+		else if (job[1].nr)
+			dis_run(&job[1]);
+	}
+	for (int k = 0; k < 2; k++) {
+		if (job[k].cs)
+			cs_close(&job[k].cs);
+		if (!err)
+			err = job[k].err;
+		/* the instructions, and a bit for where each starts */
+		for (size_t i = 0; !err && i < job[k].nr_insns; i++) {
+			const struct insn *in = &job[k].insns[i];
+
+			if (l->nr_insns == l->cap_insns) {
+				size_t cap = l->cap_insns ? 2 * l->cap_insns : 4096;
+				struct insn *v = realloc(l->insns, cap * sizeof(*v));
+
+				if (!v) {
+					err = -ENOMEM;
+					break;
+				}
+				l->insns = v;
+				l->cap_insns = cap;
+			}
+			l->insns[l->nr_insns++] = *in;
+			if (in->addr - l->code_lo < l->code_len)
+				l->starts[(in->addr - l->code_lo) / 8] |=
+					(uint8_t)(1u << ((in->addr - l->code_lo) % 8));
+		}
+		free(job[k].insns);
+	}
+	free(todo);
+	if (!err && nr)
 		qsort(l->insns, l->nr_insns, sizeof(*l->insns), cmp_insn);
 	return err;
 }

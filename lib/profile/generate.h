@@ -71,6 +71,13 @@ int pg_write_unsymbolized(FILE *out, struct pg_dso *const *d, size_t nr, const s
 int pg_generate_unsymbolized(struct sample_profile *p, FILE *f, const char *name,
 			     const struct binary *b, struct pg_generate_stats *st);
 
+/*
+ * The most threads generation runs at once (default 2: branch stacks'
+ * code is disassembled in two halves); 1 keeps it all in the calling
+ * thread. Set before generating, not during.
+ */
+void pg_set_threads(unsigned n);
+
 /* The base discriminator and the duplication factor of a DWARF discriminator (LLVM's encoding). */
 uint32_t pg_base_discriminator(uint32_t d);
 uint32_t pg_duplication_factor(uint32_t d);

@@ -355,6 +355,79 @@ static void test_ip_counts_fold_and_merge(void)
 	dso_cache_free(cache);
 }
 
+/*
+ * Branch stacks through every function of this test binary: the code is
+ * disassembled in two threads, and the unsymbolized profile (every range
+ * and branch, by instruction boundaries) is what one thread makes.
+ */
+static void test_lbr_disassembly_in_two_threads(void)
+{
+	struct dso_cache *cache = dso_cache_new();
+	struct machine *m = machine_new(cache);
+	struct pg_collector *c = pg_collector_new(m, NULL);
+	struct binary *b = NULL;
+	struct perf_branch_entry_raw br[3];
+	struct pg_dso *const *dsos;
+	char *out[2] = { NULL, NULL };
+	size_t len[2] = { 0, 0 };
+	uint64_t bytes = 0, prev = 0;
+	size_t nr = 0;
+
+	CHECK_EQ_INT(binary_open("/proc/self/exe", NULL, &b), 0);
+	if (!b || !b->nr_loads)
+		goto out;
+	/* the executable segment, mapped as the loader maps it, at its own addresses */
+	for (size_t i = 0; i < b->nr_loads; i++) {
+		const struct dso_load *l = &b->loads[i];
+		struct perf_rec_mmap mm = { .misc = PERF_RECORD_MISC_USER, .mmap2 = true,
+					    .pid = 1, .tid = 1, .start = 0x555500000000 + l->vaddr,
+					    .len = l->filesz, .pgoff = l->offset,
+					    .prot = PROT_READ | PROT_EXEC, .filename = "/proc/self/exe" };
+
+		CHECK(perf_rec_encode_mmap(rec, sizeof(rec), &mm, NULL, NULL) > 0);
+		CHECK_EQ_INT(pg_collector_record(c, (const void *)rec), 0);
+	}
+	/* from the middle of each function to the next one's start, and within it */
+	for (size_t i = 0; i < b->nr_code_starts; i++) {
+		uint64_t s = 0x555500000000 + b->code_starts[i], e = 0x555500000000 + b->code_ends[i];
+
+		if (e - s < 16)
+			continue;
+		br[0] = (struct perf_branch_entry_raw){ s + 8, s, 0 };
+		br[1] = (struct perf_branch_entry_raw){ prev ? prev : s, s + 1, 0 };
+		br[2] = (struct perf_branch_entry_raw){ e - 1, s + 8, 0 };
+		CHECK_EQ_INT(pg_collect_parts(c, 1, PERF_RECORD_MISC_USER, s, br, 3), 0);
+		bytes += e - s;
+		prev = s + 4;
+		nr++;
+	}
+	CHECK_EQ_INT(pg_collector_flush(c), 0);
+	/* enough code for two threads (generate.c: DIS_PARALLEL_BYTES, 64 KiB) */
+	CHECK(bytes > 64 * 1024);
+	CHECK_EQ_INT(pg_collector_dsos(c, &dsos), 1);
+	for (int k = 0; k < 2; k++) {
+		FILE *f = open_memstream(&out[k], &len[k]);
+
+		pg_set_threads(k ? 1 : 2);
+		CHECK(f != NULL);
+		if (f) {
+			CHECK_EQ_INT(pg_write_unsymbolized(f, dsos, 1, b), 0);
+			fclose(f);
+		}
+	}
+	pg_set_threads(2);
+	CHECK(out[0] && out[1] && len[0] == len[1] && !memcmp(out[0], out[1], len[0]));
+	/* ranges and branches: many of each */
+	CHECK(len[0] > nr * 10);
+out:
+	free(out[0]);
+	free(out[1]);
+	binary_free(b);
+	pg_collector_free(c);
+	machine_free(m);
+	dso_cache_free(cache);
+}
+
 /* Stacks of threads without a COMM record, and of a comm that is not UTF-8. */
 static void test_stacks(void)
 {
@@ -533,6 +606,7 @@ static const struct unit_test tests[] = {
 	TEST(test_branch_stacks_held_back),
 	TEST(test_many_samples),
 	TEST(test_ip_counts_fold_and_merge),
+	TEST(test_lbr_disassembly_in_two_threads),
 	TEST(test_stacks),
 	TEST(test_perfscript),
 	TEST(test_callgraph),
