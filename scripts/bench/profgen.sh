@@ -50,12 +50,16 @@ median() {
 }
 
 run() {	# NAME CMD...: wall time and peak RSS (KiB) to $tmp/NAME.{wall,rss}
-	local name=$1
+	local name=$1 t0 t1 rss
 	shift
+	# the wall time to the microsecond (time(1) gives hundredths: too coarse
+	# for runs of a tenth of a second), the peak RSS from time(1)
+	t0=$EPOCHREALTIME
 	/usr/bin/time -f '%e %M' -o "$tmp/time" "$@" > "$tmp/$name.out" 2> "$tmp/$name.err" ||
 		{ echo "profgen.sh: $name failed:" >&2; cat "$tmp/$name.err" >&2; exit 1; }
-	read -r wall rss < "$tmp/time"
-	echo "$wall" >> "$tmp/$name.wall"
+	t1=$EPOCHREALTIME
+	read -r _ rss < "$tmp/time"
+	echo "$t1 - $t0" | bc -l >> "$tmp/$name.wall"
 	echo "$rss" >> "$tmp/$name.rss"
 }
 
