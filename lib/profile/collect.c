@@ -609,7 +609,7 @@ rest:
  * by offset when they are dense (a program's sampled code spans not much
  * more than its samples: no sort at all), else sorted and run-counted.
  */
-static struct pg_count *fold_log(const struct pg_dso *d, size_t *nr)
+static struct pg_count *fold_log(struct pg_dso *d, size_t *nr)
 {
 	const uint64_t *log = d->ip_log;
 	uint64_t lo = UINT64_MAX, hi = 0;
@@ -629,6 +629,10 @@ static struct pg_count *fold_log(const struct pg_dso *d, size_t *nr)
 			return NULL;
 		for (size_t i = 0; i < n; i++)
 			cnt[log[i] - lo]++;
+		/* the log is read: its memory for the counts that follow (peak RSS) */
+		free(d->ip_log);
+		d->ip_log = NULL;
+		d->nr_log = d->cap_log = 0;
 		for (size_t j = 0; j < range; j++)
 			k += cnt[j] != 0;
 		v = malloc(k * sizeof(*v));
