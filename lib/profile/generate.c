@@ -618,21 +618,23 @@ static int disassemble(struct lbr *l, const bool *want)
 			cs_close(&job[k].cs);
 		if (!err)
 			err = job[k].err;
-		/* the instructions, and a bit for where each starts */
+	}
+	/* the instructions of both, and a bit for where each starts */
+	if (!err && job[0].nr_insns + job[1].nr_insns) {
+		size_t cap = l->nr_insns + job[0].nr_insns + job[1].nr_insns;
+		struct insn *v = cap > l->cap_insns ? realloc(l->insns, cap * sizeof(*v)) : l->insns;
+
+		if (!v)
+			err = -ENOMEM;
+		else if (cap > l->cap_insns) {
+			l->insns = v;
+			l->cap_insns = cap;
+		}
+	}
+	for (int k = 0; k < 2; k++) {
 		for (size_t i = 0; !err && i < job[k].nr_insns; i++) {
 			const struct insn *in = &job[k].insns[i];
 
-			if (l->nr_insns == l->cap_insns) {
-				size_t cap = l->cap_insns ? 2 * l->cap_insns : 4096;
-				struct insn *v = realloc(l->insns, cap * sizeof(*v));
-
-				if (!v) {
-					err = -ENOMEM;
-					break;
-				}
-				l->insns = v;
-				l->cap_insns = cap;
-			}
 			l->insns[l->nr_insns++] = *in;
 			if (in->addr - l->code_lo < l->code_len)
 				l->starts[(in->addr - l->code_lo) / 8] |=
