@@ -302,9 +302,10 @@ for line in open(sys.argv[1]):
 			awk -f "$TOP/tests/tools/stackcollapse.awk" | LC_ALL=C sort > perf.folded
 		run -0 --separate-stderr sbx script --folded -i "$f"
 		LC_ALL=C sort <<< "$output" > sbx.folded
-		# something to compare: stacks of several frames (forker's spins are
-		# comm;__libc_start_call_main;spin_N: deeper stacks there are rare)
-		[ "$(wc -l < perf.folded)" -ge 3 ]
+		# something to compare: stacks of several frames (forker's two spins
+		# are comm;__libc_start_call_main;spin_N, and most recordings of it
+		# have no other stack: a third, with kernel frames, comes now and then)
+		[ "$(wc -l < perf.folded)" -ge 2 ]
 		grep -q ';.*;' perf.folded
 		diff perf.folded sbx.folded
 	done
