@@ -258,7 +258,7 @@ static int trailer_walk(const struct perf_sample_layout *l, uint8_t *rec_end, si
  * 28 ns where libc's vector stores make it 12 (a record's parse is most of
  * reading an IP-only file).
  */
-static void *(*volatile clear)(void *, int, size_t) = memset;
+static void *(*const volatile clear)(void *, int, size_t) = memset;
 
 static void sample_init(const struct perf_sample_layout *l, const struct perf_event_header *rec,
 			struct perf_sample *s)

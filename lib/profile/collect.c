@@ -341,6 +341,8 @@ struct pending {
 
 /* Held back at most: 32 MiB of stacks, then they are counted. */
 #define PENDING_BYTES	((size_t)32 << 20)
+/* Per stack held back, besides itself: 2 slots of the table, its place in the order */
+#define PENDING_OVERHEAD	(2 * sizeof(struct hashmap_slot) + sizeof(struct pending *))
 
 static bool pending_is(const void *entry, const void *key)
 {
@@ -394,7 +396,8 @@ static int stage_branches(struct pg_collector *c, uint32_t pid,
 		return 0;
 	}
 	size = sizeof(*e) + 2 * nr * sizeof(*e->pairs);
-	if (c->pending_bytes + size > PENDING_BYTES && pg_collector_flush(c))
+	/* with its share of the table (two slots at most half full) and of the order */
+	if (c->pending_bytes + size + PENDING_OVERHEAD > PENDING_BYTES && pg_collector_flush(c))
 		return -ENOMEM;
 	if (c->nr_pending == c->cap_pending) {
 		size_t cap = c->cap_pending ? 2 * c->cap_pending : 1024;
@@ -411,7 +414,7 @@ static int stage_branches(struct pg_collector *c, uint32_t pid,
 	memcpy(e, &key.p, size);
 	e->n = c->weight;
 	c->pending_order[c->nr_pending++] = e;
-	c->pending_bytes += size;
+	c->pending_bytes += size + PENDING_OVERHEAD;
 	return 0;
 }
 
@@ -514,8 +517,10 @@ static int add_ip_weighted(struct pg_dso *d, uint64_t off, uint64_t weight)
 	size_t lo = 0, hi;
 	struct pg_count *v;
 
+	bool logged = d->nr_log != 0;
+
 	pg_dso_ips(d, &folded);
-	if (!folded && d->nr_ips)
+	if (!folded && (logged || d->nr_ips))
 		return -ENOMEM;
 	hi = d->nr_ips;
 	while (lo < hi) {

@@ -86,9 +86,9 @@ struct cu_rows {
 	Dwarf_Off die;
 	uint64_t *addr;
 	struct row_info {
-		uint32_t line;		/* 0: none (or negative) */
-		uint32_t disc : 31;	/* the discriminator */
+		uint32_t line : 31;	/* 0: none (or negative) */
 		uint32_t end : 1;	/* an end of sequence */
+		uint32_t disc;		/* the discriminator */
 	} *info;
 	size_t nr;
 };
@@ -568,7 +568,7 @@ static const struct cu_rows *cu_rows(struct dwarf_info *d, Dwarf_Die *cu)
 			dwarf_linediscriminator(l, &disc);
 			dwarf_lineendsequence(l, &end);
 			r->addr[i] = a;
-			r->info[i] = (struct row_info){ (uint32_t)line, disc & 0x7fffffff, end };
+			r->info[i] = (struct row_info){ (uint32_t)line & 0x7fffffff, end, disc };
 		}
 		r->nr = n;
 	}

@@ -616,10 +616,13 @@ static uint64_t map_self(struct machine *m)
 	exe[n] = 0;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long lo, hi, off;
+		int at = 0;
 
-		path[0] = 0;
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %4095s", &lo, &hi, &off, path) < 3)
+		/* the path is the rest of the line, spaces and all */
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &off, &at) < 3 || !at)
 			continue;
+		snprintf(path, sizeof(path), "%s", line + at);
+		path[strcspn(path, "\n")] = 0;
 		if (!strcmp(path, "[stack]"))
 			end = hi;
 		else if (!strcmp(path, exe))
