@@ -643,7 +643,8 @@ static int disassemble(struct lbr *l, const bool *want)
 		free(job[k].insns);
 	}
 	free(todo);
-	if (!err && nr)
+	/* regions may hold no instruction at all (damaged, or data): nothing to sort */
+	if (!err && job[0].nr_insns + job[1].nr_insns)
 		qsort(l->insns, l->nr_insns, sizeof(*l->insns), cmp_insn);
 	return err;
 }
