@@ -516,8 +516,7 @@ static int add_ip_weighted(struct pg_dso *d, uint64_t off, uint64_t weight)
 	const struct pg_count *folded;
 	size_t lo = 0, hi;
 	struct pg_count *v;
-
-	bool logged = d->nr_log != 0;
+	bool logged = d->nr_log != 0;	/* a fold that fails loses them: an error */
 
 	pg_dso_ips(d, &folded);
 	if (!folded && (logged || d->nr_ips))

@@ -598,7 +598,6 @@ static int disassemble(struct lbr *l, const bool *want)
 		sum += b->code_ends[todo[half]] - b->code_starts[todo[half]];
 	if (bytes < DIS_PARALLEL_BYTES || max_threads < 2)
 		half = nr;
-	memset(job, 0, sizeof(job));
 	job[0] = (struct dis_job){ .b = b, .regions = todo, .nr = half };
 	job[1] = (struct dis_job){ .b = b, .regions = todo + half, .nr = nr - half };
 	for (int k = 0; k < 2 && !err; k++)

@@ -218,17 +218,27 @@ static int cmp_cu(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The CU DIE whose ranges hold addr. */
-static bool cu_of(struct dwarf_info *d, uint64_t addr, Dwarf_Die *cu)
+/* The CU range that holds addr (of the last few that start at or before it), or NULL. */
+static struct cu_range *cu_range_of(struct dwarf_info *d, uint64_t addr)
 {
 	size_t i = RANGES_FIND_LAST_LE(d->cus, d->nr_cus, start, addr);
 
 	for (size_t k = 0; i < d->nr_cus && k < 8; k++, i--) {
 		if (addr < d->cus[i].end)
-			return dwarf_offdie(d->dbg, d->cus[i].die, cu) != NULL;
+			return &d->cus[i];
 		if (!i)
 			break;
 	}
+	return NULL;
+}
+
+/* The CU DIE whose ranges hold addr. */
+static bool cu_of(struct dwarf_info *d, uint64_t addr, Dwarf_Die *cu)
+{
+	const struct cu_range *c = cu_range_of(d, addr);
+
+	if (c)
+		return dwarf_offdie(d->dbg, c->die, cu) != NULL;
 	return dwarf_addrdie(d->dbg, addr, cu) != NULL;
 }
 
@@ -594,24 +604,18 @@ static const struct cu_rows *cu_rows(struct dwarf_info *d, Dwarf_Die *cu)
  */
 static const struct cu_rows *rows_at(struct dwarf_info *d, uint64_t addr, bool *found)
 {
-	size_t i = RANGES_FIND_LAST_LE(d->cus, d->nr_cus, start, addr);
+	struct cu_range *c = cu_range_of(d, addr);
 	Dwarf_Die cu;
 
 	*found = true;
-	for (size_t k = 0; i < d->nr_cus && k < 8; k++, i--) {
-		struct cu_range *c = &d->cus[i];
-
-		if (addr < c->end) {
-			if (!c->known) {
-				c->known = true;
-				c->dead = !dwarf_offdie(d->dbg, c->die, &cu);
-				c->rows = c->dead ? NULL : cu_rows(d, &cu);
-			}
-			*found = !c->dead;
-			return c->rows;
+	if (c) {
+		if (!c->known) {
+			c->known = true;
+			c->dead = !dwarf_offdie(d->dbg, c->die, &cu);
+			c->rows = c->dead ? NULL : cu_rows(d, &cu);
 		}
-		if (!i)
-			break;
+		*found = !c->dead;
+		return c->rows;
 	}
 	if (!dwarf_addrdie(d->dbg, addr, &cu)) {
 		*found = false;
