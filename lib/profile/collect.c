@@ -538,7 +538,7 @@ static int add_ip_weighted(struct pg_dso *d, uint64_t off, uint64_t weight)
 	if (!v)
 		return -ENOMEM;
 	memmove(v + lo + 1, v + lo, (d->nr_ips - lo) * sizeof(*v));
-	v[lo] = (struct pg_count){ off, 0, weight };
+	v[lo] = (struct pg_count){ off, weight };
 	d->ips = v;
 	d->nr_ips++;
 	return 0;
@@ -643,7 +643,7 @@ static struct pg_count *fold_log(struct pg_dso *d, size_t *nr)
 		k = 0;
 		for (size_t j = 0; v && j < range; j++)
 			if (cnt[j])
-				v[k++] = (struct pg_count){ lo + j, 0, cnt[j] };
+				v[k++] = (struct pg_count){ lo + j, cnt[j] };
 		free(cnt);
 		*nr = k;
 		return v;
@@ -656,7 +656,7 @@ static struct pg_count *fold_log(struct pg_dso *d, size_t *nr)
 	k = 0;
 	for (size_t i = 0; v && i < n; i++) {
 		if (!i || log[i] != log[i - 1])
-			v[k++] = (struct pg_count){ log[i], 0, 0 };
+			v[k++] = (struct pg_count){ log[i], 0 };
 		v[k - 1].n++;
 	}
 	*nr = k;
@@ -710,6 +710,23 @@ size_t pg_dso_ips(struct pg_dso *d, const struct pg_count **out)
 	d->nr_log = d->cap_log = 0;
 	*out = d->ips;
 	return d->nr_ips;
+}
+
+struct pg_count *pg_dso_take_ips(struct pg_dso *d, size_t *n)
+{
+	const struct pg_count *ips;
+	struct pg_count *v;
+
+	*n = pg_dso_ips(d, &ips);
+	if (!ips) {
+		/* every sample of d logged an IP: none counted means memory ran out */
+		*n = d->samples != 0;
+		return NULL;
+	}
+	v = d->ips;
+	d->ips = NULL;
+	d->nr_ips = 0;
+	return v;
 }
 
 size_t pg_collector_dsos(const struct pg_collector *c, struct pg_dso *const **dsos)

@@ -141,45 +141,66 @@ static int cmp_vcount(const void *x, const void *y)
 	return a->b < b->b ? -1 : a->b > b->b;
 }
 
-/* The IP counts of every input in v, by vaddr, sorted. */
-static int merge_ips(struct vcounts *v, struct pg_dso *const *d, size_t nr,
+static int cmp_count(const void *x, const void *y)
+{
+	const struct pg_count *a = x, *b = y;
+
+	return a->a < b->a ? -1 : a->a > b->a;
+}
+
+/*
+ * The IP counts of every input, by vaddr, sorted, in *out (to be freed):
+ * taken from the DSOs (they have none after) and turned into addresses in
+ * place, so that the biggest array of the run is never copied.
+ */
+static int merge_ips(struct pg_count **out, size_t *nr_out, struct pg_dso *const *d, size_t nr,
 		     const struct binary *b)
 {
+	struct pg_count *all = NULL;
 	bool sorted = true;
-	size_t total = 0, k = 0;
+	size_t k = 0, nr_all = 0;
 
 	for (size_t i = 0; i < nr; i++) {
-		const struct pg_count *c;
+		size_t n;
+		struct pg_count *c = pg_dso_take_ips(d[i], &n);
 
-		total += pg_dso_ips(d[i], &c);
-		if (!c && d[i]->samples)
+		if (!c && n) {
+			free(all);
 			return -ENOMEM;
-	}
-	v->all = malloc((total ? total : 1) * sizeof(*v->all));
-	if (!v->all)
-		return -ENOMEM;
-	v->cap = total ? total : 1;
-	for (size_t i = 0; i < nr; i++) {
-		const struct pg_count *c;
-		size_t n = pg_dso_ips(d[i], &c);
-
-		for (size_t j = 0; j < n; j++) {
-			uint64_t a = binary_offset_to_vaddr(b, c[j].a);
-
-			sorted &= !k || a >= v->all[k - 1].a;
-			v->all[k++] = (struct vcount){ a, 0, c[j].n };
 		}
+		if (!c)
+			continue;
+		if (!all) {
+			all = c;
+		} else {
+			struct pg_count *v = realloc(all, (nr_all + n) * sizeof(*v));
+
+			if (!v) {
+				free(c);
+				free(all);
+				return -ENOMEM;
+			}
+			all = v;
+			memcpy(all + nr_all, c, n * sizeof(*c));
+			free(c);
+		}
+		for (size_t j = nr_all; j < nr_all + n; j++) {
+			all[j].a = binary_offset_to_vaddr(b, all[j].a);
+			sorted &= !j || all[j].a >= all[j - 1].a;
+		}
+		nr_all += n;
 	}
 	/* several inputs (or segments out of order): sorted, equal ones added up */
 	if (!sorted)
-		qsort(v->all, k, sizeof(*v->all), cmp_vcount);
-	v->nr = 0;
-	for (size_t i = 0; i < k; i++) {
-		if (v->nr && v->all[v->nr - 1].a == v->all[i].a)
-			v->all[v->nr - 1].n += v->all[i].n;
+		qsort(all, nr_all, sizeof(*all), cmp_count);
+	for (size_t i = 0; i < nr_all; i++) {
+		if (k && all[k - 1].a == all[i].a)
+			all[k - 1].n += all[i].n;
 		else
-			v->all[v->nr++] = v->all[i];
+			all[k++] = all[i];
 	}
+	*out = all;
+	*nr_out = k;
 	return 0;
 }
 
@@ -276,14 +297,14 @@ static void span_count(const struct span_cache *c, uint64_t total, uint64_t n)
 		c->body->count = n * c->dup;
 }
 
-static int generate_ip(struct sample_profile *p, const struct vcounts *ips,
+static int generate_ip(struct sample_profile *p, const struct pg_count *ips, size_t nr,
 		       const struct binary *b, struct pg_generate_stats *st)
 {
 	struct dwarf_frame frames[MAX_FRAMES];
 	struct span_cache span = SPAN_CACHE_EMPTY;
 
-	for (size_t i = 0; i < ips->nr; i++) {
-		const struct vcount *c = &ips->all[i];
+	for (size_t i = 0; i < nr; i++) {
+		const struct pg_count *c = &ips[i];
 		struct sp_func *f;
 		struct sp_body *body;
 		uint64_t n = c->n;
@@ -1223,17 +1244,17 @@ int pg_generate(struct sample_profile *p, struct pg_dso *const *d, size_t nr,
 {
 	struct binary nodwarf;
 	const struct binary *b = bin;
-	struct vcounts ips;
+	struct pg_count *ips = NULL;
+	size_t nr_ips = 0;
 	uint64_t lbr = 0, covered = 0;
 	int err;
 
 	memset(st, 0, sizeof(*st));
-	memset(&ips, 0, sizeof(ips));
 	for (size_t i = 0; i < nr; i++)
 		lbr += d[i]->lbr_samples;
 	/* branch stacks where the recording has them: then they are the evidence */
 	st->lbr = lbr > 0;
-	err = merge_ips(&ips, d, nr, b);
+	err = merge_ips(&ips, &nr_ips, d, nr, b);
 	if (err) {
 		err = sbx_error(-ENOMEM, "out of memory");
 		goto out;
@@ -1243,10 +1264,10 @@ int pg_generate(struct sample_profile *p, struct pg_dso *const *d, size_t nr,
 	 * start-up files had it, say) is no help: then the symbols name the
 	 * functions.
 	 */
-	for (size_t i = 0; b->dwarf && i < ips.nr && !covered; i++)
-		covered += ips.all[i].a != UINT64_MAX &&
-			   dwarf_info_function_at(b->dwarf, ips.all[i].a) != NULL;
-	if (b->dwarf && ips.nr && !covered) {
+	for (size_t i = 0; b->dwarf && i < nr_ips && !covered; i++)
+		covered += ips[i].a != UINT64_MAX &&
+			   dwarf_info_function_at(b->dwarf, ips[i].a) != NULL;
+	if (b->dwarf && nr_ips && !covered) {
 		nodwarf = *bin;
 		nodwarf.dwarf = NULL;
 		b = &nodwarf;
@@ -1262,23 +1283,23 @@ int pg_generate(struct sample_profile *p, struct pg_dso *const *d, size_t nr,
 		if (err == -ENOMEM)
 			err = sbx_error(err, "out of memory");
 		/* a sample is used when its IP is in a function of the binary */
-		for (size_t i = 0; i < ips.nr; i++) {
+		for (size_t i = 0; i < nr_ips; i++) {
 			struct dwarf_frame f[MAX_FRAMES];
 			enum pg_reason why = PG_NO_FUNCTION;
 
-			if (b->dwarf ? frames_at(b, ips.all[i].a, f, &why) != 0
-				     : symbol_at(b, ips.all[i].a) != NULL)
-				st->samples += ips.all[i].n;
+			if (b->dwarf ? frames_at(b, ips[i].a, f, &why) != 0
+				     : symbol_at(b, ips[i].a) != NULL)
+				st->samples += ips[i].n;
 			else
-				count_missing(st, why, ips.all[i].n);
+				count_missing(st, why, ips[i].n);
 		}
 	} else {
-		err = generate_ip(p, &ips, b, st);
+		err = generate_ip(p, ips, nr_ips, b, st);
 		if (!err)
 			err = generate_calls(p, d, nr, b);
 	}
 out:
-	vcounts_release(&ips);
+	free(ips);
 	return err;
 }
 

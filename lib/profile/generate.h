@@ -47,8 +47,9 @@ struct pg_generate_stats {
 
 /*
  * Add the profile of binary b made from the counts of the DSOs in d (nr of
- * them, one per input: the same binary in several recordings) to p.
- * Returns 0 or a negative errno with a message: -ENOMEM, or -EINVAL for a
+ * them, one per input: the same binary in several recordings) to p. Their
+ * IP counts are used up (pg_dso_take_ips(): no copy of the biggest array);
+ * their branch stacks and calls stay. Returns 0 or a negative errno with a message: -ENOMEM, or -EINVAL for a
  * binary whose branch stacks cannot be followed (its code spans more than
  * 1 GiB: a damaged file; capstone missing x86-64).
  */
