@@ -12,6 +12,7 @@
 
 #include "symbol/buildid.h"
 #include "symbol/dwarf.h"
+#include "symbol/dwarf-lines.h"
 #include "util/error.h"
 #include "util/hashmap.h"
 #include "util/ranges.h"
@@ -58,6 +59,9 @@ struct dwarf_info {
 	int fd;
 	Elf *elf;
 	Dwarf *dbg;
+	/* .debug_line, for sbx's reader; NULL: libdw reads it (compressed, big-endian) */
+	const uint8_t *line_sec;
+	size_t line_size;
 	struct dwarf_func *funcs;	/* sorted by start */
 	size_t nr_funcs, cap_funcs;
 	struct hashmap names;		/* interned strings */
@@ -85,11 +89,7 @@ struct dwarf_info {
 struct cu_rows {
 	Dwarf_Off die;
 	uint64_t *addr;
-	struct row_info {
-		uint32_t line : 31;	/* 0: none (or negative) */
-		uint32_t end : 1;	/* an end of sequence */
-		uint32_t disc;		/* the discriminator */
-	} *info;
+	struct dwarf_row *info;
 	size_t nr;
 };
 
@@ -271,6 +271,37 @@ static bool has_debug_info(Elf *elf)
 	return false;
 }
 
+/*
+ * The .debug_line section as the program reader takes it: little-endian,
+ * not compressed (libdw decompresses a section in place when it opens the
+ * file, so this is asked after dwarf_begin_elf()).
+ */
+static void find_debug_line(struct dwarf_info *d)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(d->elf, &eh) || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    elf_getshdrstrndx(d->elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(d->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(name = elf_strptr(d->elf, shstrndx, sh.sh_name)) || strcmp(name, ".debug_line"))
+			continue;
+		if (!(sh.sh_flags & SHF_COMPRESSED) && (data = elf_getdata(scn, NULL)) &&
+		    data->d_buf && data->d_size) {
+			d->line_sec = data->d_buf;
+			d->line_size = data->d_size;
+		}
+		return;
+	}
+}
+
 struct dwarf_info *dwarf_info_open(const char *path, const char *debug_path)
 {
 	const char *file = debug_path ? debug_path : path;
@@ -316,6 +347,7 @@ struct dwarf_info *dwarf_info_open(const char *path, const char *debug_path)
 		errno = ENOENT;
 		return NULL;
 	}
+	find_debug_line(d);
 	while (dwarf_nextcu(d->dbg, off, &next, &hsize, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu;
 
@@ -548,14 +580,50 @@ static bool rows_of(const void *entry, const void *key)
 	return ((const struct cu_rows *)entry)->die == *(const Dwarf_Off *)key;
 }
 
-/* The row addresses of cu, read once; NULL when it has no lines or memory ran out. */
+/* The rows of cu's line program, read by libdw (its order, its values). */
+static int libdw_rows(Dwarf_Die *cu, struct cu_rows *r)
+{
+	Dwarf_Lines *lines;
+	size_t n;
+
+	if (dwarf_getsrclines(cu, &lines, &n) || !n)
+		return 0;
+	r->addr = malloc(n * sizeof(*r->addr));
+	r->info = malloc(n * sizeof(*r->info));
+	if (!r->addr || !r->info)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a = 0;
+		unsigned disc = 0;
+		bool end = false;
+		int line = 0;
+
+		dwarf_lineaddr(l, &a);
+		if (dwarf_lineno(l, &line) || line < 0)
+			line = 0;
+		dwarf_linediscriminator(l, &disc);
+		dwarf_lineendsequence(l, &end);
+		r->addr[i] = a;
+		r->info[i] = (struct dwarf_row){ (uint32_t)line & 0x7fffffff, end, disc };
+	}
+	r->nr = n;
+	return 0;
+}
+
+/*
+ * The rows of cu, read once; NULL when it has no lines or memory ran out.
+ * sbx's reader reads the program (12 bytes a row, nothing kept by libdw);
+ * one it refuses (malformed, VLIW) goes to libdw, which says the same.
+ */
 static const struct cu_rows *cu_rows(struct dwarf_info *d, Dwarf_Die *cu)
 {
 	Dwarf_Off off = dwarf_dieoffset(cu);
 	uint64_t h = hash_u64(off);
 	struct cu_rows *r = hashmap_get(&d->rows, h, rows_of, &off);
-	Dwarf_Lines *lines;
-	size_t n;
+	Dwarf_Attribute attr;
+	Dwarf_Word stmt;
+	int err = -EINVAL;
 
 	if (r)
 		return r->nr ? r : NULL;
@@ -563,30 +631,17 @@ static const struct cu_rows *cu_rows(struct dwarf_info *d, Dwarf_Die *cu)
 	if (!r)
 		return NULL;
 	r->die = off;
-	if (dwarf_getsrclines(cu, &lines, &n) == 0 && n && (r->addr = malloc(n * sizeof(*r->addr))) &&
-	    (r->info = malloc(n * sizeof(*r->info)))) {
-		for (size_t i = 0; i < n; i++) {
-			Dwarf_Line *l = dwarf_onesrcline(lines, i);
-			Dwarf_Addr a = 0;
-			unsigned disc = 0;
-			bool end = false;
-			int line = 0;
-
-			dwarf_lineaddr(l, &a);
-			if (dwarf_lineno(l, &line) || line < 0)
-				line = 0;
-			dwarf_linediscriminator(l, &disc);
-			dwarf_lineendsequence(l, &end);
-			r->addr[i] = a;
-			r->info[i] = (struct row_info){ (uint32_t)line & 0x7fffffff, end, disc };
-		}
-		r->nr = n;
-	}
-	if (!r->nr) {
+	if (d->line_sec && dwarf_attr(cu, DW_AT_stmt_list, &attr) &&
+	    !dwarf_formudata(&attr, &stmt))
+		err = dwarf_lines_read(d->line_sec, d->line_size, stmt, &r->addr, &r->info, &r->nr);
+	if (err == -EINVAL)
+		err = libdw_rows(cu, r);
+	if (err || !r->nr) {
 		free(r->addr);
 		free(r->info);
 		r->addr = NULL;
 		r->info = NULL;
+		r->nr = 0;
 	}
 	if (hashmap_put(&d->rows, h, r)) {
 		free(r->addr);
