@@ -16,9 +16,10 @@
 # times: 200,000 samples). The peer is llvm-profgen 19 --perfdata (which runs
 # perf script itself); both profiles must be the same text.
 #
-# Prints the median wall time and peak RSS of each, and the ratios peer/sbx
-# (above 1: sbx is faster). SBX names the binary (default build/default/sbx), B the build
-# folder (default build/default).
+# Prints the median wall time and peak RSS of each, the ratios peer/sbx
+# (above 1: sbx is faster), and the bound on the IP run's peak RSS (the
+# input's size plus the binary's debug info). SBX names the binary (default
+# build/default/sbx), B the build folder (default build/default).
 set -eu
 cd "$(dirname "$0")/../.."
 SBX=${SBX:-$PWD/build/default/sbx}	# the optimized build: ./sbx is whichever build ran last
@@ -85,6 +86,10 @@ echo "IP-only: $NS samples, $(stat -c %s "$tmp/ip.data" | awk '{ printf "%.1f", 
 	"$(tail -1 "$tmp/sbx-ip.err" | sed 's/^sbx profgen: //')"
 line "perf script -F ip,pid" perf-script
 line "sbx profgen" sbx-ip
+# the issue's bound on sbx's peak RSS: the input's size plus the binary's debug info
+debug=$(size -A -d "$work/base" | awk '$1 ~ /^\.z?debug_/ { s += $2 } END { print s + 0 }')
+printf 'peak RSS bound (input + debug info) %7.1f MiB\n' \
+	"$(echo "($(stat -c %s "$tmp/ip.data") + $debug) / 1048576" | bc -l)"
 printf 'ratio perf script/sbx profgen:     %6.2f\n' "$(ratio perf-script sbx-ip)"
 echo "branch stacks: $(tail -1 "$tmp/swlbr.err" | sed 's/^swlbr: //'), " \
 	"$(stat -c %s "$tmp/lbr.data" | awk '{ printf "%.1f", $1 / 1048576 }') MB"
