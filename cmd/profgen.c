@@ -864,6 +864,14 @@ int cmd_profgen(int argc, char **argv)
 				"symbols, with no lines (build with -g or -gline-tables-only, or give "
 				"--debug-binary)",
 				g.targets[i].b->path);
+		/* a quarter: more than a frame-pointer chain's odd stale frame */
+		if (st.bad_returns && (g.detailed || st.bad_returns * 4 > st.returns))
+			warning("%" PRIu64 " of %" PRIu64 " call-chain returns into %s follow no call "
+				"instruction and were left out%s", st.bad_returns, st.returns,
+				g.targets[i].b->path,
+				st.bad_returns * 4 > st.returns
+					? ": was it built without frame pointers? (-fno-omit-frame-"
+					  "pointer, or --ignore-stack-samples)" : "");
 		if (st.lbr && st.bad_ranges && g.detailed)
 			fprintf(stderr, "sbx profgen: %" PRIu64 " of %" PRIu64 " range samples "
 				"refused (not on instruction boundaries, or across an unconditional "

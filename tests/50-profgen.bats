@@ -138,6 +138,26 @@ within() {
 	run -1 grep -E ' (leaf|tail):[0-9]+$' ng.prof
 }
 
+@test "profgen: call-chain returns that no call instruction ends at are left out, and said" {
+	local work_at ret_at off
+	# the return address of work's call of leaf, from objdump
+	work_at=$(nm "$W" | awk '$3 == "work" { print $1 }')
+	ret_at=$(objdump -d --no-show-raw-insn "$W" |
+		awk '/<work>:$/ { f = 1 } f && /call.*<leaf>/ { getline; sub(":", "", $1); print $1; exit }')
+	[ -n "$work_at" ] && [ -n "$ret_at" ]
+	off=$(printf '0x%x' $((0x$ret_at - 0x$work_at)))
+	printf '200 leaf+0x1 work+%s\n' "$off" | "$GENLBR" -g -o good.data -b "$W"
+	run -0 --separate-stderr sbx profgen --show-detailed-warning --binary "$W" -o good.prof good.data
+	grep -qE '^ [0-9.]+: [0-9]+ leaf:200$' good.prof
+	[[ $stderr != *"no call instruction"* ]]
+	# no call ends at work+0x1: work's first byte (not a call) and the padding before work
+	printf '200 leaf+0x1 work+%s\n100 leaf+0x1 work+0x1\n' "$off" | "$GENLBR" -g -o bad.data -b "$W"
+	run -0 --separate-stderr sbx profgen --binary "$W" -o bad.prof bad.data
+	assert_regex "$stderr" 'warning: 100 of 300 call-chain returns into [^ ]*profgen-loops follow no call instruction and were left out: was it built without frame pointers\?'
+	grep -qE '^ [0-9.]+: [0-9]+ leaf:200$' bad.prof
+	[ "$(grep -cE ' leaf:[0-9]+$' bad.prof)" -eq 1 ]
+}
+
 @test "profgen: branch stacks: the profile of llvm-profgen 19, byte for byte, from perf.data and perf script" {
 	[ -s "$D/lbr.data" ] || { echo "swlbr could not trace"; return 1; }
 	run -0 "$PROFGEN19" --binary="$W" --perfdata="$D/lbr.data" --output=ref.prof --format=text

@@ -367,14 +367,43 @@ static const char *direct_callee(const struct binary *b, uint64_t ret, const cha
 }
 
 /* Call chains: call targets at the call before each return address. */
+/*
+ * Does a call instruction end at ret? Capstone decodes the bytes before it,
+ * at most 15, and a call must take them up to ret exactly. A frame-pointer
+ * chain walked through code built without frame pointers gives return
+ * addresses that follow no call: such a frame is no evidence of a call.
+ */
+static bool call_ends_at(csh cs, cs_insn *in, const struct binary *b, uint64_t ret)
+{
+	for (unsigned k = 2; k <= 15 && k <= ret; k++) {
+		size_t avail, left = k;
+		const uint8_t *code = binary_code(b, ret - k, &avail);
+		uint64_t a = ret - k;
+
+		if (code && avail >= k && cs_disasm_iter(cs, &code, &left, &a, in) && !left &&
+		    (in->id == X86_INS_CALL || in->id == X86_INS_LCALL))
+			return true;
+	}
+	return false;
+}
+
 static int generate_calls(struct sample_profile *p, struct pg_dso *const *d, size_t nr,
-			  const struct binary *b)
+			  const struct binary *b, struct pg_generate_stats *st)
 {
 	struct dwarf_frame frames[MAX_FRAMES];
+	cs_insn *in;
+	csh cs;
+	int err = 0;
 
 	if (!b->dwarf)
 		return 0;
-	for (size_t i = 0; i < nr; i++) {
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return sbx_error(-EINVAL, "capstone cannot disassemble x86-64");
+	if (!(in = cs_malloc(cs))) {
+		cs_close(&cs);
+		return sbx_error(-ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < nr && !err; i++) {
 		struct pg_call *c;
 
 		for (size_t k = 0; (c = hashmap_next(&d[i]->calls, &k));) {
@@ -385,17 +414,26 @@ static int generate_calls(struct sample_profile *p, struct pg_dso *const *d, siz
 
 			if (ret == UINT64_MAX || !ret)
 				continue;
+			st->returns += c->n;
+			if (!call_ends_at(cs, in, b, ret)) {
+				st->bad_returns += c->n;
+				continue;
+			}
 			/* ret - 1 is inside the call instruction: its line is the call's */
 			nf = frames_at(b, ret - 1, frames, &why);
 			if (!nf)
 				continue;
 			f = leaf_profile(p, frames, nf, 0);
 			if (!f || sp_func_add_target(p, f, frame_loc(&frames[nf - 1]),
-						     direct_callee(b, ret, c->callee), c->n))
-				return sbx_error(-ENOMEM, "out of memory");
+						     direct_callee(b, ret, c->callee), c->n)) {
+				err = sbx_error(-ENOMEM, "out of memory");
+				break;
+			}
 		}
 	}
-	return 0;
+	cs_free(in, 1);
+	cs_close(&cs);
+	return err;
 }
 
 /* ---------------------------------------------------------------- LBR */
@@ -1296,7 +1334,7 @@ int pg_generate(struct sample_profile *p, struct pg_dso *const *d, size_t nr,
 	} else {
 		err = generate_ip(p, ips, nr_ips, b, st);
 		if (!err)
-			err = generate_calls(p, d, nr, b);
+			err = generate_calls(p, d, nr, b, st);
 	}
 out:
 	free(ips);

@@ -41,6 +41,8 @@ struct pg_generate_stats {
 	uint64_t no_line;		/* samples at an address without a line */
 	uint64_t ranges, bad_ranges;	/* LBR ranges used, and those refused */
 	uint64_t branches;		/* LBR branches into the binary */
+	/* call-chain returns counted, and those not after a call instruction (left out) */
+	uint64_t returns, bad_returns;
 	bool lbr;			/* the profile came from branch stacks */
 	bool symbols_only;		/* no DWARF: functions from the symbol table */
 };

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * gen-lbr -o OUT -b BINARY [-B BASE]: a perf.data with branch stacks made
- * by hand, for tests whose profile is known in advance. BINARY is mapped
- * (its executable segment, as ld.so maps a PIE) at BASE (default
+ * gen-lbr [-g] -o OUT -b BINARY [-B BASE]: a perf.data with branch stacks
+ * made by hand, for tests whose profile is known in advance. BINARY is
+ * mapped (its executable segment, as ld.so maps a PIE) at BASE (default
  * 0x555555554000) in one process; every line of standard input is one
  * sample:
  *
  *	COUNT FROM>TO FROM>TO ...	(newest branch first)
+ *
+ * or with -g, samples with a user call chain and no branch stack:
+ *
+ *	COUNT IP RET RET ...		(the innermost return address first)
  *
  * where an address is SYMBOL, SYMBOL+0xOFF (in BINARY) or 0xADDR (taken as
  * it is: outside the binary). COUNT copies of the sample are written.
@@ -14,6 +18,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,10 +76,13 @@ int main(int argc, char **argv)
 	struct perf_data_writer *w;
 	uint64_t rec[8 + 3 * MAX_BRANCHES], t = 2000;
 	char line[8192];
+	bool chains = false;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "o:b:B:")) != -1) {
-		if (opt == 'o')
+	while ((opt = getopt(argc, argv, "go:b:B:")) != -1) {
+		if (opt == 'g')
+			chains = true;
+		else if (opt == 'o')
 			out = optarg;
 		else if (opt == 'b')
 			path = optarg;
@@ -84,13 +92,14 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (!out || !path) {
-		fprintf(stderr, "usage: gen-lbr -o OUT -b BINARY [-B BASE] < SAMPLES\n");
+		fprintf(stderr, "usage: gen-lbr [-g] -o OUT -b BINARY [-B BASE] < SAMPLES\n");
 		return 2;
 	}
 	if (binary_open(path, NULL, &bin))
 		die(path);
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			   PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK;
+			   PERF_SAMPLE_PERIOD |
+			   (chains ? PERF_SAMPLE_CALLCHAIN : PERF_SAMPLE_BRANCH_STACK);
 	attr.sample_period = 100003;
 	attr.branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
 	attr.exclude_kernel = attr.exclude_hv = 1;
@@ -141,6 +150,11 @@ int main(int argc, char **argv)
 		while ((tok = strtok_r(NULL, " \t\n", &save)) && nr < MAX_BRANCHES) {
 			char *gt = strchr(tok, '>');
 
+			if (chains) {
+				/* the IP, then return addresses: kept in from */
+				br[nr++].from = address(tok);
+				continue;
+			}
 			if (!gt) {
 				fprintf(stderr, "gen-lbr: '%s' is not FROM>TO\n", tok);
 				return 1;
@@ -156,6 +170,21 @@ int main(int argc, char **argv)
 			uint32_t pt[2] = { PID, PID };
 
 			k = 1;
+			if (chains) {
+				rec[k++] = nr ? br[0].from : base;
+				memcpy(&rec[k++], pt, 8);
+				rec[k++] = t++;
+				rec[k++] = attr.sample_period;
+				rec[k++] = nr + 1;
+				rec[k++] = PERF_CONTEXT_USER;
+				for (size_t i = 0; i < nr; i++)
+					rec[k++] = br[i].from;
+				h.size = (uint16_t)(k * 8);
+				memcpy(rec, &h, 8);
+				if (perf_data_writer_write(w, rec))
+					die("SAMPLE");
+				continue;
+			}
 			rec[k++] = nr ? br[0].to : base;	/* the IP: where the newest branch went */
 			memcpy(&rec[k++], pt, 8);
 			rec[k++] = t++;
@@ -185,7 +214,7 @@ int main(int argc, char **argv)
 		if (n < 0 || perf_data_writer_add_feature(w, HEADER_BUILD_ID, buf, (size_t)n))
 			die("BUILD_ID");
 	}
-	if (perf_data_writer_add_feature(w, HEADER_BRANCH_STACK, "", 0) ||
+	if ((!chains && perf_data_writer_add_feature(w, HEADER_BRANCH_STACK, "", 0)) ||
 	    perf_data_writer_close(w))
 		die(out);
 	binary_free(bin);
