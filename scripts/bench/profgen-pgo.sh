@@ -6,12 +6,17 @@
 #
 #   scripts/bench/profgen-pgo.sh [RUNS]     default 5 timed runs of each build
 #
-# Builds, all with clang -O2 -g -fdebug-info-for-profiling:
-#   base     no profile
-#   sample   -fprofile-sample-use with sbx profgen's profile of IP-only samples
-#            (sbx record, no branch stacks: what a VM gives)
-#   sample-g the same from sbx record -g (call chains add call targets)
-#   instr    instrumented PGO (-fprofile-instr-generate, then -use): the upper bound
+# Builds, all with clang -O2 -g -fdebug-info-for-profiling -fno-omit-frame-pointer
+# (frame pointers, so that the call chains of sbx record -g are real ones):
+#   base       no profile
+#   sample     -fprofile-sample-use with sbx profgen's profile of IP-only samples
+#              (sbx record, no branch stacks: what a VM gives)
+#   sample-g   the profile of sbx record -g recordings (call chains add call
+#              targets and the callers' inline contexts)
+#   sample-g0  the same recordings with --ignore-stack-samples: sample-g
+#              against sample-g0 is what the call chains are worth, apart from
+#              the noise of two sets of recordings
+#   instr      instrumented PGO (-fprofile-instr-generate, then -use): the upper bound
 # then runs them interleaved and prints the minimum time of each, and the share
 # of instr's gain over base that each sample profile recovers.
 set -eu
@@ -25,18 +30,21 @@ mkdir -p "$work"
 [ -x "$SBX" ] || { echo "profgen-pgo.sh: build sbx first (make)" >&2; exit 1; }
 # shellcheck source=scripts/bench/sqlite.sh
 . scripts/bench/sqlite.sh
-build() { sqlite_build "$@"; }
+build() { sqlite_build "$@" -fno-omit-frame-pointer; }
+builds="base sample sample-g sample-g0 instr"
 
-# the profiles: IP-only samples of three runs of the base build, with and without -g
+# the profiles: samples of three runs of the base build, with and without -g
 build base
 for i in 1 2 3; do
-	"$SBX" record -q -F 4000 -o "$work/ip$i.data" -- "$work/base" >/dev/null
-	"$SBX" record -q -g -F 4000 -o "$work/g$i.data" -- "$work/base" >/dev/null
+	"$SBX" record -q -F 10000 -o "$work/ip$i.data" -- "$work/base" >/dev/null
+	"$SBX" record -q -g -F 10000 -o "$work/g$i.data" -- "$work/base" >/dev/null
 done
 "$SBX" profgen --binary "$work/base" -o "$work/ip.prof" "$work"/ip[123].data
 "$SBX" profgen --binary "$work/base" -o "$work/g.prof" "$work"/g[123].data
+"$SBX" profgen --ignore-stack-samples --binary "$work/base" -o "$work/g0.prof" "$work"/g[123].data
 build sample -fprofile-sample-use="$work/ip.prof"
 build sample-g -fprofile-sample-use="$work/g.prof"
+build sample-g0 -fprofile-sample-use="$work/g0.prof"
 build instr-gen -fprofile-instr-generate="$work/instr-%p.profraw"
 rm -f "$work"/instr-*.profraw
 "$work/instr-gen" >/dev/null
@@ -45,9 +53,9 @@ build instr -fprofile-instr-use="$work/instr.profdata"
 
 # interleaved runs: the machine's drift hits every build alike
 declare -A best
-for b in base sample sample-g instr; do best[$b]=999; done
+for b in $builds; do best[$b]=999; done
 for ((r = 0; r < RUNS; r++)); do
-	for b in base sample sample-g instr; do
+	for b in $builds; do
 		s=$(date +%s.%N)
 		"$work/$b" >/dev/null
 		e=$(date +%s.%N)
@@ -56,9 +64,9 @@ for ((r = 0; r < RUNS; r++)); do
 	done
 done
 printf '%-10s %8s\n' build "min (s)"
-for b in base sample sample-g instr; do
+for b in $builds; do
 	printf '%-10s %8.3f\n' "$b" "${best[$b]}"
 done
-for b in sample sample-g; do
+for b in sample sample-g sample-g0; do
 	echo "$b recovers $(echo "scale=1; 100 * (${best[base]} - ${best[$b]}) / (${best[base]} - ${best[instr]})" | bc)% of instr's gain (base $(echo "scale=1; 100 * (${best[base]} - ${best[instr]}) / ${best[base]}" | bc)% faster with instr)"
 done
