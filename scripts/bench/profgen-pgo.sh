@@ -4,7 +4,12 @@
 # ships), driven by scripts/bench/sqlite-workload.c (inserts, an index, GROUP BY,
 # LIKE, ORDER BY, UPDATE, DELETE on a fixed pseudo-random data set).
 #
-#   scripts/bench/profgen-pgo.sh [RUNS]     default 5 timed runs of each build
+#   scripts/bench/profgen-pgo.sh [RUNS [PROFILES]]
+#
+# RUNS timed runs of each build (default 5); PROFILES independent profiles of
+# each kind (default 1), each from recordings of its own: one profile's
+# recordings may land a threshold of clang's either way, and several show
+# how far that moves the result.
 #
 # Builds, all with clang -O2 -g -fdebug-info-for-profiling -fno-omit-frame-pointer
 # (frame pointers, so that the call chains of sbx record -g are real ones):
@@ -18,10 +23,12 @@
 #              the noise of two sets of recordings
 #   instr      instrumented PGO (-fprofile-instr-generate, then -use): the upper bound
 # then runs them interleaved and prints the minimum time of each, and the share
-# of instr's gain over base that each sample profile recovers.
+# of instr's gain over base that each sample profile recovers (with several
+# profiles: each, and their mean).
 set -eu
 cd "$(dirname "$0")/../.."
 RUNS=${1:-5}
+PROFILES=${2:-1}
 SBX=${SBX:-$PWD/build/default/sbx}	# the optimized build: ./sbx is whichever build ran last
 PROFDATA=${PROFDATA:-$(command -v llvm-profdata-14 || command -v llvm-profdata)}
 work=build/bench/pgo
@@ -31,25 +38,31 @@ mkdir -p "$work"
 # shellcheck source=scripts/bench/sqlite.sh
 . scripts/bench/sqlite.sh
 build() { sqlite_build "$@" -fno-omit-frame-pointer; }
-builds="base sample sample-g sample-g0 instr"
+builds=base
+kinds="sample sample-g sample-g0"
 
 # the profiles: samples of three runs of the base build, with and without -g
 build base
-for i in 1 2 3; do
-	"$SBX" record -q -F 10000 -o "$work/ip$i.data" -- "$work/base" >/dev/null
-	"$SBX" record -q -g -F 10000 -o "$work/g$i.data" -- "$work/base" >/dev/null
+for ((p = 1; p <= PROFILES; p++)); do
+	for i in 1 2 3; do
+		"$SBX" record -q -F 10000 -o "$work/ip$i.data" -- "$work/base" >/dev/null
+		"$SBX" record -q -g -F 10000 -o "$work/g$i.data" -- "$work/base" >/dev/null
+	done
+	"$SBX" profgen --binary "$work/base" -o "$work/ip-$p.prof" "$work"/ip[123].data
+	"$SBX" profgen --binary "$work/base" -o "$work/g-$p.prof" "$work"/g[123].data
+	"$SBX" profgen --ignore-stack-samples --binary "$work/base" -o "$work/g0-$p.prof" \
+		"$work"/g[123].data
+	build "sample-$p" -fprofile-sample-use="$work/ip-$p.prof"
+	build "sample-g-$p" -fprofile-sample-use="$work/g-$p.prof"
+	build "sample-g0-$p" -fprofile-sample-use="$work/g0-$p.prof"
+	builds="$builds sample-$p sample-g-$p sample-g0-$p"
 done
-"$SBX" profgen --binary "$work/base" -o "$work/ip.prof" "$work"/ip[123].data
-"$SBX" profgen --binary "$work/base" -o "$work/g.prof" "$work"/g[123].data
-"$SBX" profgen --ignore-stack-samples --binary "$work/base" -o "$work/g0.prof" "$work"/g[123].data
-build sample -fprofile-sample-use="$work/ip.prof"
-build sample-g -fprofile-sample-use="$work/g.prof"
-build sample-g0 -fprofile-sample-use="$work/g0.prof"
 build instr-gen -fprofile-instr-generate="$work/instr-%p.profraw"
 rm -f "$work"/instr-*.profraw
 "$work/instr-gen" >/dev/null
 "$PROFDATA" merge -o "$work/instr.profdata" "$work"/instr-*.profraw
 build instr -fprofile-instr-use="$work/instr.profdata"
+builds="$builds instr"
 
 # interleaved runs: the machine's drift hits every build alike
 declare -A best
@@ -67,6 +80,14 @@ printf '%-10s %8s\n' build "min (s)"
 for b in $builds; do
 	printf '%-10s %8.3f\n' "$b" "${best[$b]}"
 done
-for b in sample sample-g sample-g0; do
-	echo "$b recovers $(echo "scale=1; 100 * (${best[base]} - ${best[$b]}) / (${best[base]} - ${best[instr]})" | bc)% of instr's gain (base $(echo "scale=1; 100 * (${best[base]} - ${best[instr]}) / ${best[base]}" | bc)% faster with instr)"
+gain() { echo "scale=1; 100 * (${best[base]} - ${best[$1]}) / (${best[base]} - ${best[instr]})" | bc; }
+echo "instr: base $(echo "scale=1; 100 * (${best[base]} - ${best[instr]}) / ${best[base]}" | bc)% faster"
+for k in $kinds; do
+	all= sum=0
+	for ((p = 1; p <= PROFILES; p++)); do
+		g=$(gain "$k-$p")
+		all="$all $g%"
+		sum=$(echo "$sum + $g" | bc)
+	done
+	echo "$k recovers of instr's gain:$all (mean $(echo "scale=1; $sum / $PROFILES" | bc)%)"
 done
