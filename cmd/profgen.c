@@ -338,6 +338,17 @@ static bool dso_is(const struct profgen *g, struct target *t, const struct dso *
 }
 
 /* The --binary files, each matched to the DSOs of the recordings. */
+/* The target before t that has d already, or NULL. */
+static const struct target *claimed_by(const struct profgen *g, const struct target *t,
+				       const struct pg_dso *d)
+{
+	for (const struct target *o = g->targets; o < t; o++)
+		for (size_t i = 0; i < o->nr; i++)
+			if (o->dsos[i] == d)
+				return o;
+	return NULL;
+}
+
 static int match_given(struct profgen *g)
 {
 	g->targets = calloc(g->binaries.nr, sizeof(*g->targets));
@@ -365,6 +376,12 @@ static int match_given(struct profgen *g)
 				bool mismatch;
 
 				if (dso_is(g, t, dsos[j]->dso, &mismatch)) {
+					const struct target *o = claimed_by(g, t, dsos[j]);
+
+					/* one DSO's samples go into one profile once */
+					if (o)
+						return error("%s and %s are one binary (%s): give it once",
+							     o->given, t->given, dsos[j]->dso->path);
 					if (add_dso(t, dsos[j]))
 						return error("out of memory");
 				} else if (mismatch) {
