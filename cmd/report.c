@@ -1307,9 +1307,37 @@ int cmd_report(int argc, char **argv)
 	}
 	opts_finish(&p, c);
 
+	ret = perf_input_open(&in, input);
+	if (ret)
+		goto out;
+	/* -D: perf's warning of an unordered file comes as it opens it, before the header */
+	if (r.dump && perf_input_dump(&in, false, false)) {
+		ret = error("out of memory");
+		goto out;
+	}
+	if (header_only) {
+		/* perf report: in pipe mode the features that follow too */
+		ret = perf_header_fprintf(stdout, in.data, r.show_info) ||
+		      perf_header_fprintf_pipe_features(stdout, in.data, r.show_info) ?
+		      error_lib(-EIO, "report") : EXIT_OK;
+		goto out;
+	}
+	if (r.header && perf_header_fprintf(stdout, in.data, r.show_info)) {
+		ret = error_lib(-EIO, "report");
+		goto out;
+	}
+	r.data = in.data;
+	r.machine = in.machine;
+	if (r.dump) {
+		ret = dump_raw_trace(&r, &in);
+		goto out;
+	}
 	/* perf: with call graphs, --children; with --children, the callers first unless told */
 	if (graph && !children_set)
 		r.children = true;
+	/* perf: --children silently off when no event of a file records call chains */
+	if (!perf_data_is_pipe(in.data) && !has_callchains(in.data))
+		r.children = false;
 	if (!order_set)
 		r.caller = r.children;
 	setup_fields(&r, sort_arg, sorts, nr_sorts, fields_arg, fields, nr_fields);
@@ -1341,31 +1369,6 @@ int cmd_report(int argc, char **argv)
 	hist_set_depth_order(r.hist, r.cg ? (r.caller ? 1 : -1) : 0);
 	hist_set_demangle(r.hist, r.demangle);
 	r.filter.demangle = r.demangle;
-	ret = perf_input_open(&in, input);
-	if (ret)
-		goto out;
-	/* -D: perf's warning of an unordered file comes as it opens it, before the header */
-	if (r.dump && perf_input_dump(&in, false, false)) {
-		ret = error("out of memory");
-		goto out;
-	}
-	if (header_only) {
-		/* perf report: in pipe mode the features that follow too */
-		ret = perf_header_fprintf(stdout, in.data, r.show_info) ||
-		      perf_header_fprintf_pipe_features(stdout, in.data, r.show_info) ?
-		      error_lib(-EIO, "report") : EXIT_OK;
-		goto out;
-	}
-	if (r.header && perf_header_fprintf(stdout, in.data, r.show_info)) {
-		ret = error_lib(-EIO, "report");
-		goto out;
-	}
-	r.data = in.data;
-	r.machine = in.machine;
-	if (r.dump) {
-		ret = dump_raw_trace(&r, &in);
-		goto out;
-	}
 	if (!(r.chains = chain_resolver_new(r.machine))) {
 		ret = error("out of memory");
 		goto out;

@@ -521,6 +521,21 @@ PY
 	echo "$output" | jq -e 'all(.[]; .children_period >= .period)'
 }
 
+@test "report --children on a file without call chains: off, as perf turns it off" {
+	cd "$BATS_TEST_TMPDIR"
+	perf record -q -e cpu-clock -F 999 -o flat.data -- "$WORKLOADS/forker" 2 100 >/dev/null 2>&1
+	# perf's header line and rows (sorted: ties of a sample may come in either order)
+	perf report --stdio --children -i flat.data 2>/dev/null | grep -v '^#' | grep . | sort > perf.out
+	perf report --stdio --children -i flat.data 2>/dev/null | grep -m1 '^# *Overhead' > perf.head
+	run -0 --separate-stderr sbx report --children -i flat.data
+	grep -v '^#' <<< "$output" | grep . | sort > sbx.out
+	grep -m1 '^# *Overhead' <<< "$output" > sbx.head
+	diff perf.head sbx.head
+	diff perf.out sbx.out
+	run -0 sbx report --children --json -i flat.data
+	echo "$output" | jq -e 'all(.[]; has("children_percent") | not)'
+}
+
 # The blocks (a row and its call graph) of the top 20 rows of perf report
 # --stdio ARGS that have a label both resolve; each must be in sbx report ARGS,
 # byte for byte. perf orders equal branches of two DSOs by their addresses in
