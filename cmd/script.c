@@ -20,6 +20,7 @@
 #include "perf/perf-data.h"
 #include "perf/records.h"
 #include "perf/session.h"
+#include "perf/stat.h"
 #include "perf/trace-event.h"
 #include "profile/hist.h"
 #include "profile/stacks.h"
@@ -123,6 +124,7 @@ struct script {
 	size_t name_width;	/* the longest event name */
 	struct perf_input_slice slice;	/* -C, --time */
 	struct trace_seq seq;
+	struct perf_stat_table *stat;	/* a perf stat record file's counts */
 };
 
 static int parse_fields(struct script *s, const char *arg)
@@ -614,6 +616,18 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 		if (!err && s->show_mmap)
 			print_other(s, rec, smp);
 		return err;
+	case PERF_RECORD_THREAD_MAP:
+	case PERF_RECORD_CPU_MAP:
+	case PERF_RECORD_STAT_CONFIG:
+	case PERF_RECORD_STAT:
+	case PERF_RECORD_STAT_ROUND:
+		/* perf stat record's counts: a table at each round, as perf script prints it
+		   (text only: --json and --folded are of samples) */
+		if (s->json || s->stacks)
+			return 0;
+		if (!s->stat && !(s->stat = perf_stat_table_new()))
+			return sbx_error(-ENOMEM, "out of memory");
+		return perf_stat_table_record(s->stat, s->data, rec, stdout);
 	case PERF_RECORD_COMM:
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
@@ -808,6 +822,7 @@ bad_option:
 	hist_filter_release(&s.filter);
 	return ret;
 out:
+	perf_stat_table_free(s.stat);
 	chain_resolver_free(s.chains);
 	hist_filter_release(&s.filter);
 	stacks_free(s.stacks);

@@ -368,3 +368,30 @@ for line in open(sys.argv[1]):
 	run -0 --separate-stderr sbx report -i "$f" -s dso,sym
 	assert_line --regexp '^ +0\.05% +\[unknown\] +\[k\] 0xffffffffb1e01eb0$'
 }
+
+@test "script on perf stat record files: perf script's count tables, byte for byte" {
+	cd "$BATS_TEST_TMPDIR"
+	local n=0 args
+	# the global mode once and by interval; per CPU (deltas between rounds), per socket;
+	# several events (a hardware one this machine cannot count: zeros)
+	for args in "" "-I 100" "-a -A -I 100" "-a --per-socket -I 100" \
+		"-e task-clock,page-faults,cycles -I 100"; do
+		# shellcheck disable=SC2086
+		perf stat record $args -o st.data -- "$WORKLOADS/forker" 1 300 >/dev/null 2>&1
+		perf script -i st.data > perf.out 2>/dev/null
+		run -0 --separate-stderr sbx script -i st.data
+		printf '%s\n' "$output" > sbx.out
+		diff perf.out sbx.out
+		[ "$(head -1 sbx.out)" = "CPU   THREAD             VAL             ENA             RUN            TIME EVENT" ]
+		n=$((n + $(wc -l < sbx.out)))
+		# -D: the dump with the tables where perf prints them
+		perf script -D -i st.data > perf.out 2>/dev/null
+		run -0 --separate-stderr sbx script -D -i st.data
+		printf '%s\n' "$output" > sbx.out
+		diff perf.out sbx.out
+	done
+	[ "$n" -ge 100 ]
+	# --json is of samples: none
+	run -0 --separate-stderr sbx script --json -i st.data
+	[ -z "$output" ]
+}

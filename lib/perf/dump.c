@@ -393,46 +393,10 @@ static void cpus_print(FILE *f, const int *cpus, size_t nr)
 /* perf_record_cpu_map_data (perf 6.1, packed): CPUS list, MASK (32/64-bit words), RANGE */
 static int cpu_map_print(FILE *f, struct cursor *c)
 {
-	uint16_t type, nr, long_size, start, end;
-	int *cpus = NULL;
-	size_t n = 0;
-	uint8_t *p;
+	int *cpus;
+	size_t n;
 
-	if (U16(c, &type))
-		return -1;
-	if (type == 0) {
-		if (U16(c, &nr) || (size_t)(c->end - c->p) < 2u * nr)
-			return -1;
-		cpus = malloc((nr + 1) * sizeof(*cpus));
-		for (unsigned i = 0; cpus && i < nr; i++) {
-			uint16_t v = 0;
-
-			U16(c, &v);
-			cpus[n++] = v == 0xffff ? -1 : v;
-		}
-	} else if (type == 1) {
-		if (U16(c, &nr) || U16(c, &long_size) || (long_size != 4 && long_size != 8))
-			return -1;
-		if (long_size == 8 && !cur_take(c, 4))
-			return -1;
-		if (!(p = cur_take(c, (size_t)nr * long_size)))
-			return -1;
-		cpus = malloc(((size_t)nr * long_size * 8 + 1) * sizeof(*cpus));
-		for (size_t bit = 0; cpus && bit < (size_t)nr * long_size * 8; bit++)
-			if (p[bit / 8] & (1u << (bit % 8)))
-				cpus[n++] = (int)bit;
-	} else if (type == 2) {
-		if (!(p = cur_take(c, 2)) || U16(c, &start) || U16(c, &end) || end < start)
-			return -1;
-		cpus = malloc(((size_t)end - start + 2) * sizeof(*cpus));
-		if (cpus && p[0])
-			cpus[n++] = -1;
-		for (unsigned v = start; cpus && v <= end; v++)
-			cpus[n++] = (int)v;
-	} else {
-		return -1;
-	}
-	if (!cpus)
+	if (perf_cpu_map_decode(c->p, (size_t)(c->end - c->p), &cpus, &n))
 		return -1;
 	cpus_print(f, cpus, n);
 	free(cpus);

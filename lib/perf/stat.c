@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+/* perf stat record's counts, as perf script prints them (see stat.h). */
+#include "perf/stat.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf/records.h"
+#include "util/error.h"
+
+/* perf's enum aggr_mode (util/stat.h) and STAT_CONFIG's tags */
+enum { AGGR_NONE, AGGR_GLOBAL, AGGR_SOCKET, AGGR_DIE, AGGR_CORE, AGGR_THREAD, AGGR_UNSET,
+       AGGR_NODE };
+enum { TAG_AGGR_MODE, TAG_INTERVAL, TAG_SCALE };
+
+struct counts {
+	uint64_t val, ena, run;
+};
+
+struct event_counts {
+	struct counts *now, *prev;	/* [cpu index * threads + thread] */
+};
+
+struct perf_stat_table {
+	int *cpus;
+	size_t nr_cpus;
+	int32_t *pids;
+	size_t nr_threads;
+	bool have_cpus, have_threads;
+	uint64_t aggr_mode, scale;
+	struct event_counts *events;	/* per attr of the file, made with the maps */
+	size_t nr_events;
+	bool counted, header_printed;
+};
+
+struct perf_stat_table *perf_stat_table_new(void)
+{
+	struct perf_stat_table *t = calloc(1, sizeof(*t));
+
+	if (t)
+		t->aggr_mode = AGGR_UNSET;
+	return t;
+}
+
+void perf_stat_table_free(struct perf_stat_table *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nr_events; i++) {
+		free(t->events[i].now);
+		free(t->events[i].prev);
+	}
+	free(t->events);
+	free(t->cpus);
+	free(t->pids);
+	free(t);
+}
+
+int perf_stat_table_has_counts(const struct perf_stat_table *t)
+{
+	return t->counted;
+}
+
+/* The body of rec: n bytes from offset 8, or NULL when it is shorter. */
+static const uint8_t *body(const struct perf_event_header *rec, size_t n)
+{
+	return rec->size >= 8 + n ? (const uint8_t *)rec + 8 : NULL;
+}
+
+static uint64_t u64_at(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint32_t u32_at(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static int cut_short(const char *what)
+{
+	return sbx_error(-EINVAL, "a %s record is cut short", what);
+}
+
+static int thread_map(struct perf_stat_table *t, const struct perf_event_header *rec)
+{
+	const uint8_t *p = body(rec, 8);
+	uint64_t nr;
+
+	if (!p)
+		return cut_short("THREAD_MAP");
+	nr = u64_at(p);
+	/* a pid and a 16-byte comm each */
+	if (nr > (rec->size - 16u) / 24)
+		return cut_short("THREAD_MAP");
+	if (t->have_threads)
+		return 0;	/* perf: "thread map already set, ignoring" */
+	t->pids = malloc((nr ? nr : 1) * sizeof(*t->pids));
+	if (!t->pids)
+		return sbx_error(-ENOMEM, "out of memory");
+	for (uint64_t i = 0; i < nr; i++)
+		t->pids[i] = (int32_t)u64_at(p + 8 + 24 * i);
+	t->nr_threads = nr;
+	t->have_threads = true;
+	return 0;
+}
+
+static int cpu_map(struct perf_stat_table *t, const struct perf_event_header *rec)
+{
+	const uint8_t *p = body(rec, 0);
+	int err;
+
+	if (t->have_cpus)
+		return 0;	/* perf: "cpu map already set, ignoring" */
+	err = perf_cpu_map_decode(p, rec->size - 8u, &t->cpus, &t->nr_cpus);
+	if (err == -ENOMEM)
+		return sbx_error(err, "out of memory");
+	if (err)
+		return sbx_error(err, "a CPU_MAP record is damaged");
+	t->have_cpus = true;
+	return 0;
+}
+
+static int stat_config(struct perf_stat_table *t, const struct perf_event_header *rec)
+{
+	const uint8_t *p = body(rec, 8);
+	uint64_t nr;
+
+	if (!p)
+		return cut_short("STAT_CONFIG");
+	nr = u64_at(p);
+	if (nr > (rec->size - 16u) / 16)
+		return cut_short("STAT_CONFIG");
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t tag = u64_at(p + 8 + 16 * i), val = u64_at(p + 16 + 16 * i);
+
+		if (tag == TAG_AGGR_MODE)
+			t->aggr_mode = val;
+		else if (tag == TAG_SCALE)
+			t->scale = val;
+	}
+	return 0;
+}
+
+/* The counts of every event, once both maps are known. */
+static int make_events(struct perf_stat_table *t, const struct perf_data *d)
+{
+	size_t n = perf_data_nr_attrs(d), cells = t->nr_cpus * t->nr_threads;
+
+	if (t->events)
+		return 0;
+	if (!t->have_cpus || !t->have_threads)
+		return sbx_error(-EINVAL, "a STAT record comes before the thread and CPU maps");
+	/* 4 Mi counts (192 MB): more than any machine's CPUs times a stat's threads */
+	if (t->nr_threads && t->nr_cpus > ((size_t)1 << 22) / t->nr_threads)
+		return sbx_error(-EINVAL, "a map of %zu CPUs and %zu threads is too big",
+				 t->nr_cpus, t->nr_threads);
+	t->events = calloc(n ? n : 1, sizeof(*t->events));
+	if (!t->events)
+		return sbx_error(-ENOMEM, "out of memory");
+	t->nr_events = n;
+	for (size_t i = 0; i < n; i++) {
+		t->events[i].now = calloc(cells ? cells : 1, sizeof(struct counts));
+		t->events[i].prev = calloc(cells ? cells : 1, sizeof(struct counts));
+		if (!t->events[i].now || !t->events[i].prev)
+			return sbx_error(-ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static size_t attr_index(const struct perf_data *d, const struct perf_data_attr *a)
+{
+	size_t i;
+
+	for (i = 0; i < perf_data_nr_attrs(d); i++)
+		if (perf_data_attr(d, i) == a)
+			break;
+	return i;
+}
+
+static int stat_counts(struct perf_stat_table *t, const struct perf_data *d,
+		       const struct perf_event_header *rec)
+{
+	const uint8_t *p = body(rec, 40);
+	const struct perf_data_attr *a;
+	uint64_t id;
+	int32_t cpu;
+	uint32_t thread;
+	size_t e, c;
+	int err;
+
+	if (!p)
+		return cut_short("STAT");
+	if ((err = make_events(t, d)))
+		return err;
+	id = u64_at(p);
+	cpu = (int32_t)u32_at(p + 8);
+	thread = u32_at(p + 12);
+	a = perf_data_attr_by_id(d, id);
+	if (!a || (e = attr_index(d, a)) >= t->nr_events)
+		return sbx_error(-EINVAL, "a STAT record of event id %" PRIu64 ", which the file "
+				 "does not have", id);
+	for (c = 0; c < t->nr_cpus && t->cpus[c] != cpu; c++)
+		;
+	if (c == t->nr_cpus)
+		return sbx_error(-EINVAL, "a STAT record of CPU %d, which the CPU map does not "
+				 "have", (int)cpu);
+	if (thread >= t->nr_threads)
+		return sbx_error(-EINVAL, "a STAT record of thread %u of a map of %zu", thread,
+				 t->nr_threads);
+	t->events[e].now[c * t->nr_threads + thread] =
+		(struct counts){ u64_at(p + 16), u64_at(p + 24), u64_at(p + 32) };
+	t->counted = true;
+	return 0;
+}
+
+/*
+ * perf_stat_process_counter(): under the per-CPU, per-thread, per-core, …
+ * modes each count becomes what changed since the last round (the raw
+ * count kept for the next), then scaled to the whole time when scaling is
+ * on and the event ran part of it (0 when it never ran); the global mode
+ * leaves the counts as they are.
+ */
+static void process_counts(struct perf_stat_table *t, struct event_counts *ev)
+{
+	size_t cells = t->nr_cpus * t->nr_threads;
+
+	if (t->aggr_mode != AGGR_NONE && t->aggr_mode != AGGR_SOCKET &&
+	    t->aggr_mode != AGGR_DIE && t->aggr_mode != AGGR_CORE &&
+	    t->aggr_mode != AGGR_THREAD && t->aggr_mode != AGGR_NODE)
+		return;
+	for (size_t i = 0; i < cells; i++) {
+		struct counts *n = &ev->now[i], raw = *n;
+
+		n->val -= ev->prev[i].val;
+		n->ena -= ev->prev[i].ena;
+		n->run -= ev->prev[i].run;
+		ev->prev[i] = raw;
+		if (!t->scale)
+			continue;
+		if (!n->run)
+			n->val = 0;
+		else if (n->run < n->ena)
+			n->val = (uint64_t)((double)n->val * (double)n->ena / (double)n->run);
+	}
+}
+
+static int stat_round(struct perf_stat_table *t, const struct perf_data *d,
+		      const struct perf_event_header *rec, FILE *out)
+{
+	const uint8_t *p = body(rec, 16);
+	uint64_t time;
+	int err;
+
+	if (!p)
+		return cut_short("STAT_ROUND");
+	if (!t->have_cpus || !t->have_threads)
+		return 0;	/* perf: no counts were made, nothing to print */
+	if ((err = make_events(t, d)))
+		return err;
+	time = u64_at(p + 8);
+	if (!t->header_printed) {
+		fprintf(out, "%3s %8s %15s %15s %15s %15s %s\n", "CPU", "THREAD", "VAL", "ENA",
+			"RUN", "TIME", "EVENT");
+		t->header_printed = true;
+	}
+	for (size_t e = 0; e < t->nr_events; e++) {
+		const char *name = perf_data_attr(d, e)->name;
+
+		process_counts(t, &t->events[e]);
+		for (size_t th = 0; th < t->nr_threads; th++)
+			for (size_t c = 0; c < t->nr_cpus; c++) {
+				const struct counts *n = &t->events[e].now[c * t->nr_threads + th];
+
+				fprintf(out, "%3d %8d %15" PRIu64 " %15" PRIu64 " %15" PRIu64
+					" %15" PRIu64 " %s\n", t->cpus[c], (int)t->pids[th], n->val,
+					n->ena, n->run, time, name ? name : "");
+			}
+	}
+	return ferror(out) ? sbx_error(-EIO, "cannot write the counts") : 0;
+}
+
+int perf_stat_table_record(struct perf_stat_table *t, const struct perf_data *d,
+			   const struct perf_event_header *rec, FILE *out)
+{
+	switch (rec->type) {
+	case PERF_RECORD_THREAD_MAP:
+		return thread_map(t, rec);
+	case PERF_RECORD_CPU_MAP:
+		return cpu_map(t, rec);
+	case PERF_RECORD_STAT_CONFIG:
+		return stat_config(t, rec);
+	case PERF_RECORD_STAT:
+		return stat_counts(t, d, rec);
+	case PERF_RECORD_STAT_ROUND:
+		return stat_round(t, d, rec, out);
+	}
+	return 0;
+}
