@@ -337,7 +337,6 @@ static bool dso_is(const struct profgen *g, struct target *t, const struct dso *
 	return named;
 }
 
-/* The --binary files, each matched to the DSOs of the recordings. */
 /* The target before t that has d already, or NULL. */
 static const struct target *claimed_by(const struct profgen *g, const struct target *t,
 				       const struct pg_dso *d)
@@ -349,6 +348,7 @@ static const struct target *claimed_by(const struct profgen *g, const struct tar
 	return NULL;
 }
 
+/* The --binary files, each matched to the DSOs of the recordings. */
 static int match_given(struct profgen *g)
 {
 	g->targets = calloc(g->binaries.nr, sizeof(*g->targets));
@@ -380,7 +380,7 @@ static int match_given(struct profgen *g)
 
 					/* one DSO's samples go into one profile once */
 					if (o)
-						return error("%s and %s are one binary (%s): give it once",
+						return error("%s and %s both match %s: give it once",
 							     o->given, t->given, dsos[j]->dso->path);
 					if (add_dso(t, dsos[j]))
 						return error("out of memory");

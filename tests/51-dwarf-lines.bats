@@ -37,13 +37,17 @@ all_same() {
 	all_same 10 1 g2 g3 g4 g5 gfs.o gz
 }
 
-@test "dwarf lines: clang, DWARF 2 to 5, discriminators, function sections" {
-	local src=$WORKLOADS/profgen-loops.c
+@test "dwarf lines: clang, DWARF 2 to 5 and 64-bit, discriminators, function sections" {
+	local src=$WORKLOADS/profgen-loops.c off
 	for v in 2 3 4 5; do
 		clang -O2 -g -gdwarf-$v -fdebug-info-for-profiling -ffunction-sections -o "c$v" "$src"
 	done
 	clang -O2 -g -ffunction-sections -I"$TOP/lib" -c -o cfs.o "$TOP/lib/profile/generate.c"
-	all_same 30 10 c2 c3 c4 c5 cfs.o
+	# 64-bit DWARF (GCC leaves the line table to the assembler, which writes 32-bit)
+	clang -O2 -g -gdwarf-5 -gdwarf64 -o c64 "$src"
+	off=$(readelf -SW c64 | awk '{ for (i = 1; i < NF; i++) if ($i == ".debug_line") print $(i + 3) }')
+	od -A n -t x1 -N 4 -j "$((0x$off))" c64 | grep -q 'ff ff ff ff'
+	all_same 30 10 c2 c3 c4 c5 cfs.o c64
 }
 
 @test "dwarf lines: sbx itself and the test workloads (many CUs)" {

@@ -141,13 +141,6 @@ int perf_rec_encode_build_id(void *buf, size_t cap, const struct perf_rec_build_
  * a string does not end inside it.
  */
 int perf_rec_parse_mmap(const struct perf_event_header *rec, struct perf_rec_mmap *out);
-/*
- * perf's cpu map data (CPU_MAP records, EVENT_UPDATE's CPUS) at p[0..len):
- * a list, a bit mask (of 4- or 8-byte longs) or a range, decoded into
- * *cpus (malloc'ed, *nr of them; -1 is "any CPU"). Returns 0, -EINVAL
- * (damaged or cut short) or -ENOMEM.
- */
-int perf_cpu_map_decode(const void *p, size_t len, int **cpus, size_t *nr);
 int perf_rec_parse_comm(const struct perf_event_header *rec, struct perf_rec_comm *out);
 int perf_rec_parse_task(const struct perf_event_header *rec, struct perf_rec_task *out);
 int perf_rec_parse_lost(const struct perf_event_header *rec, struct perf_rec_lost *out);
@@ -183,5 +176,13 @@ int perf_rec_encode_task(void *buf, size_t cap, uint32_t type, const struct perf
 			 const struct perf_sample_layout *l, const struct perf_sample *id);
 int perf_rec_encode_lost_samples(void *buf, size_t cap, const struct perf_rec_lost_samples *ls,
 				 const struct perf_sample_layout *l, const struct perf_sample *id);
+
+/*
+ * perf's cpu map data (CPU_MAP records, EVENT_UPDATE's CPUS) at p[0..len):
+ * a list, a bit mask (of 4- or 8-byte longs) or a range, decoded into
+ * *cpus (malloc'ed, *nr of them; -1 is "any CPU"). Returns 0, -EINVAL
+ * (damaged or cut short) or -ENOMEM.
+ */
+int perf_cpu_map_decode(const void *p, size_t len, int **cpus, size_t *nr);
 
 #endif

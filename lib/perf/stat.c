@@ -33,8 +33,10 @@ struct perf_stat_table {
 	uint64_t aggr_mode, scale;
 	struct event_counts *events;	/* per attr of the file, made with the maps */
 	size_t nr_events;
-	bool counted, header_printed;
+	bool header_printed;
 };
+
+static void drop_events(struct perf_stat_table *t);
 
 struct perf_stat_table *perf_stat_table_new(void)
 {
@@ -49,19 +51,10 @@ void perf_stat_table_free(struct perf_stat_table *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nr_events; i++) {
-		free(t->events[i].now);
-		free(t->events[i].prev);
-	}
-	free(t->events);
+	drop_events(t);
 	free(t->cpus);
 	free(t->pids);
 	free(t);
-}
-
-int perf_stat_table_has_counts(const struct perf_stat_table *t)
-{
-	return t->counted;
 }
 
 /* The body of rec: n bytes from offset 8, or NULL when it is shorter. */
@@ -151,6 +144,20 @@ static int stat_config(struct perf_stat_table *t, const struct perf_event_header
 	return 0;
 }
 
+/* What a file may make us keep and print: 4 Mi counts (two tables of 96 MB) */
+#define MAX_COUNTS	((size_t)1 << 22)
+
+static void drop_events(struct perf_stat_table *t)
+{
+	for (size_t i = 0; i < t->nr_events; i++) {
+		free(t->events[i].now);
+		free(t->events[i].prev);
+	}
+	free(t->events);
+	t->events = NULL;
+	t->nr_events = 0;
+}
+
 /* The counts of every event, once both maps are known. */
 static int make_events(struct perf_stat_table *t, const struct perf_data *d)
 {
@@ -160,10 +167,11 @@ static int make_events(struct perf_stat_table *t, const struct perf_data *d)
 		return 0;
 	if (!t->have_cpus || !t->have_threads)
 		return sbx_error(-EINVAL, "a STAT record comes before the thread and CPU maps");
-	/* 4 Mi counts (192 MB): more than any machine's CPUs times a stat's threads */
-	if (t->nr_threads && t->nr_cpus > ((size_t)1 << 22) / t->nr_threads)
-		return sbx_error(-EINVAL, "a map of %zu CPUs and %zu threads is too big",
-				 t->nr_cpus, t->nr_threads);
+	/* more than any machine's CPUs times a stat's threads and events */
+	if ((t->nr_threads && t->nr_cpus > MAX_COUNTS / t->nr_threads) ||
+	    (cells && n > MAX_COUNTS / cells))
+		return sbx_error(-EINVAL, "%zu events on a map of %zu CPUs and %zu threads is too "
+				 "many counts", n, t->nr_cpus, t->nr_threads);
 	t->events = calloc(n ? n : 1, sizeof(*t->events));
 	if (!t->events)
 		return sbx_error(-ENOMEM, "out of memory");
@@ -171,8 +179,10 @@ static int make_events(struct perf_stat_table *t, const struct perf_data *d)
 	for (size_t i = 0; i < n; i++) {
 		t->events[i].now = calloc(cells ? cells : 1, sizeof(struct counts));
 		t->events[i].prev = calloc(cells ? cells : 1, sizeof(struct counts));
-		if (!t->events[i].now || !t->events[i].prev)
+		if (!t->events[i].now || !t->events[i].prev) {
+			drop_events(t);
 			return sbx_error(-ENOMEM, "out of memory");
+		}
 	}
 	return 0;
 }
@@ -219,8 +229,15 @@ static int stat_counts(struct perf_stat_table *t, const struct perf_data *d,
 				 t->nr_threads);
 	t->events[e].now[c * t->nr_threads + thread] =
 		(struct counts){ u64_at(p + 16), u64_at(p + 24), u64_at(p + 32) };
-	t->counted = true;
 	return 0;
+}
+
+/* val * ena / run as perf computes it (in double), saturated where it would not fit */
+static uint64_t scaled(uint64_t val, uint64_t ena, uint64_t run)
+{
+	double v = (double)val * (double)ena / (double)run;
+
+	return v >= 0x1p64 ? UINT64_MAX : (uint64_t)v;
 }
 
 /*
@@ -250,7 +267,7 @@ static void process_counts(struct perf_stat_table *t, struct event_counts *ev)
 		if (!n->run)
 			n->val = 0;
 		else if (n->run < n->ena)
-			n->val = (uint64_t)((double)n->val * (double)n->ena / (double)n->run);
+			n->val = scaled(n->val, n->ena, n->run);
 	}
 }
 
@@ -268,7 +285,8 @@ static int stat_round(struct perf_stat_table *t, const struct perf_data *d,
 	if ((err = make_events(t, d)))
 		return err;
 	time = u64_at(p + 8);
-	if (!t->header_printed) {
+	/* perf prints the header with an event's first row */
+	if (!t->header_printed && t->nr_events) {
 		fprintf(out, "%3s %8s %15s %15s %15s %15s %s\n", "CPU", "THREAD", "VAL", "ENA",
 			"RUN", "TIME", "EVENT");
 		t->header_printed = true;

@@ -15,7 +15,9 @@
  * row's values are what changed since the round before, and with scaling
  * on, a value counted part of the time is scaled up to the whole, as perf
  * does; under the global mode (perf stat's default) they are the counts as
- * recorded.
+ * recorded. The modes are numbered as perf 6.1 numbers them (6.5 and later
+ * insert modes before the per-core one); records are read in the host's
+ * byte order (a byte-swapped file's are not swapped).
  */
 
 #include <stdio.h>
@@ -24,6 +26,7 @@
 
 struct perf_stat_table;
 
+/* An empty table (NULL when out of memory), and its end. */
 struct perf_stat_table *perf_stat_table_new(void);
 void perf_stat_table_free(struct perf_stat_table *t);
 
@@ -32,12 +35,10 @@ void perf_stat_table_free(struct perf_stat_table *t);
  * each counts, as in perf), STAT_CONFIG, STAT; and at a STAT_ROUND print
  * the round's rows to out. Other records are not looked at. Returns 0, or a
  * negative errno with a message: -EINVAL for a record cut short, a count
- * of an unknown event, CPU or thread; -ENOMEM; -EIO when out fails.
+ * of an unknown event, CPU or thread, more than 4 Mi counts (events × CPUs
+ * × threads); -ENOMEM; -EIO when out fails.
  */
 int perf_stat_table_record(struct perf_stat_table *t, const struct perf_data *d,
 			   const struct perf_event_header *rec, FILE *out);
-
-/* Whether any STAT record was taken: the file is a perf stat record one. */
-int perf_stat_table_has_counts(const struct perf_stat_table *t);
 
 #endif

@@ -718,6 +718,8 @@ struct pg_count *pg_dso_take_ips(struct pg_dso *d, size_t *n)
 	struct pg_count *v;
 
 	*n = pg_dso_ips(d, &ips);
+	if (d->ips_taken)
+		return NULL;
 	if (!ips) {
 		/* every sample of d logged an IP: none counted means memory ran out */
 		*n = d->samples != 0;
@@ -726,6 +728,7 @@ struct pg_count *pg_dso_take_ips(struct pg_dso *d, size_t *n)
 	v = d->ips;
 	d->ips = NULL;
 	d->nr_ips = 0;
+	d->ips_taken = true;
 	return v;
 }
 

@@ -76,6 +76,7 @@ struct pg_dso {
 	size_t nr_log, cap_log;
 	struct pg_count *ips;		/* a = offset, n = samples; sorted by offset */
 	size_t nr_ips;
+	bool ips_taken;			/* handed over by pg_dso_take_ips() */
 	struct hashmap stacks;		/* struct pg_stack */
 	struct hashmap calls;		/* struct pg_call */
 };
@@ -132,9 +133,10 @@ int pg_collect_parts(struct pg_collector *c, uint32_t pid, uint8_t cpumode, uint
 size_t pg_dso_ips(struct pg_dso *d, const struct pg_count **out);
 
 /*
- * The IP counts of d handed over (the caller frees them; d has none after),
- * so that they can be turned into addresses in place: n is their number.
- * NULL with n 0 when d has none, NULL with n 1 when memory ran out.
+ * The IP counts of d handed over (the caller frees them; d has none after,
+ * and a second take gives none), so that they can be turned into addresses
+ * in place: n is their number. NULL with n 0 when d has none, NULL with n 1
+ * when memory ran out.
  */
 struct pg_count *pg_dso_take_ips(struct pg_dso *d, size_t *n);
 

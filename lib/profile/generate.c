@@ -366,15 +366,20 @@ static const char *direct_callee(const struct binary *b, uint64_t ret, const cha
 	return stack_callee;
 }
 
-/* Call chains: call targets at the call before each return address. */
 /*
  * Does a call instruction end at ret? Capstone decodes the bytes before it,
  * at most 15, and a call must take them up to ret exactly. A frame-pointer
  * chain walked through code built without frame pointers gives return
  * addresses that follow no call: such a frame is no evidence of a call.
+ * The binary's code must be there (a debug file has none): then every
+ * return is taken.
  */
 static bool call_ends_at(csh cs, cs_insn *in, const struct binary *b, uint64_t ret)
 {
+	size_t have;
+
+	if (!binary_code(b, ret - 1, &have))
+		return true;
 	for (unsigned k = 2; k <= 15 && k <= ret; k++) {
 		size_t avail, left = k;
 		const uint8_t *code = binary_code(b, ret - k, &avail);
@@ -387,15 +392,19 @@ static bool call_ends_at(csh cs, cs_insn *in, const struct binary *b, uint64_t r
 	return false;
 }
 
+/* Call chains: call targets at the call before each return address. */
 static int generate_calls(struct sample_profile *p, struct pg_dso *const *d, size_t nr,
 			  const struct binary *b, struct pg_generate_stats *st)
 {
 	struct dwarf_frame frames[MAX_FRAMES];
+	size_t calls = 0;
 	cs_insn *in;
 	csh cs;
 	int err = 0;
 
-	if (!b->dwarf)
+	for (size_t i = 0; i < nr; i++)
+		calls += hashmap_nr(&d[i]->calls);
+	if (!b->dwarf || !calls)
 		return 0;
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return sbx_error(-EINVAL, "capstone cannot disassemble x86-64");

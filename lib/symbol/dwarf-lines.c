@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+// SPDX-License-Identifier: MIT
 /*
  * A DWARF line-number program run into rows (DWARF 5 §6.2; versions 2 to 4
  * differ only in their header). The header's directory and file tables are
@@ -25,7 +25,7 @@ static const uint8_t std_operands[] = { 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1 };
 
 struct reader {
 	const uint8_t *p, *end;
-	bool bad;		/* read past the end, or a number too long */
+	bool bad;		/* read past the end (a number too long is cut to 64 bits) */
 };
 
 static uint64_t rd_n(struct reader *r, size_t n)
@@ -299,6 +299,14 @@ int dwarf_lines_read(const uint8_t *sec, size_t size, uint64_t off, uint64_t **a
 	 */
 	if (o.nr)
 		o.row[o.nr - 1].end = 1;
+	/* kept as long as the file is open: no room to spare */
+	if (o.nr && o.nr < o.cap) {
+		uint64_t *a2 = realloc(o.addr, o.nr * sizeof(*a2));
+		struct dwarf_row *r2 = realloc(o.row, o.nr * sizeof(*r2));
+
+		o.addr = a2 ? a2 : o.addr;
+		o.row = r2 ? r2 : o.row;
+	}
 	*addr = o.addr;
 	*rows = o.row;
 	*nr = o.nr;

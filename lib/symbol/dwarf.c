@@ -613,7 +613,7 @@ static int libdw_rows(Dwarf_Die *cu, struct cu_rows *r)
 
 /*
  * The rows of cu, read once; NULL when it has no lines or memory ran out.
- * sbx's reader reads the program (12 bytes a row, nothing kept by libdw);
+ * sbx's reader reads the program (16 bytes a row, nothing kept by libdw);
  * one it refuses (malformed, VLIW) goes to libdw, which says the same.
  */
 static const struct cu_rows *cu_rows(struct dwarf_info *d, Dwarf_Die *cu)

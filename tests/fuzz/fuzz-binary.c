@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * libFuzzer target: any bytes as the ELF file sbx profgen profiles (a damaged
- * or hostile --binary): opened (segments, build-id, .symtab, DWARF through
- * libdw), then samples at every place code starts and branch stacks between
- * them, as a process that mapped the file would give, turned into a profile
- * and written. Nothing may crash, hang or leak.
+ * or hostile --binary): opened (segments, build-id, .symtab, DWARF: line
+ * programs read by sbx, the rest through libdw), then samples at every place
+ * code starts and branch stacks between them, as a process that mapped the
+ * file would give, turned into a profile and written. Nothing may crash,
+ * hang or leak.
  */
 #include <errno.h>
 #include <stdint.h>

@@ -170,6 +170,20 @@ static void test_line_program_by_hand(void)
 	memcpy(buf, line_prog, sizeof(line_prog));
 	buf[4] = 6;
 	CHECK_EQ_INT(dwarf_lines_read(buf, sizeof(line_prog), 0, &addr, &rows, &nr), -EINVAL);
+	/* a unit that says it ends where it is cut: anywhere in the header or the program */
+	for (size_t n = 6; n < sizeof(line_prog); n++) {
+		uint32_t len = (uint32_t)n - 4;
+		int err;
+
+		memcpy(buf, line_prog, n);
+		memcpy(buf, &len, 4);
+		err = dwarf_lines_read(buf, n, 0, &addr, &rows, &nr);
+		CHECK(err == 0 || err == -EINVAL);
+		if (!err) {
+			free(addr);
+			free(rows);
+		}
+	}
 	/* any byte changed: an answer, never a read past the end (the sanitizer build checks) */
 	for (size_t i = 0; i < sizeof(line_prog); i++) {
 		memcpy(buf, line_prog, sizeof(line_prog));
