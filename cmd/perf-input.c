@@ -75,11 +75,17 @@ static int deliver_jit(void *ctx, const struct perf_event_header *rec)
 	return in->fn(in->ctx, rec, attr, &s);
 }
 
-int perf_input_dump(struct perf_input *in, bool script, bool unordered)
+static bool cpu_wanted(struct perf_input_cpus *c, uint32_t cpu);
+static bool time_wanted(const struct perf_input_time *t, uint64_t time);
+
+int perf_input_dump(struct perf_input *in, bool script, bool unordered,
+		    struct perf_input_slice *slice)
 {
 	in->dump = calloc(1, sizeof(*in->dump));
 	if (!in->dump)
 		return -ENOMEM;
+	in->dump_script = script;
+	in->dump_slice = slice;
 	perf_dump_init(in->dump, stdout, in->data, perf_data_is_pipe(in->data) ? "pipe" : in->path,
 		       script);
 	/* said when the file asks for it, not when the user did */
@@ -178,12 +184,21 @@ static int deliver_dumped(struct perf_input *in, const struct perf_event_header 
 		return sbx_error(n, "out of memory");
 	for (int i = 0; i < n; i++) {
 		struct perf_sample s = *sample;
+		struct perf_input_slice *sl = in->dump_slice;
+		bool in_time = !sl || time_wanted(&sl->time, s.time);
+		bool on_cpu = !sl || cpu_wanted(&sl->cpus, s.cpu);
 
 		s.period = periods[i];
-		dump_sample_owner(in, &s);
+		/* -C and --time as perf applies them: perf script leaves out both before it
+		   resolves a sample; perf report the time range before, the CPUs after (their
+		   thread and DSO lines printed, their samples not counted) */
+		if (in_time && (on_cpu || !in->dump_script))
+			dump_sample_owner(in, &s);
 		if ((err = dump_counts(in, attr_index(in, attrs[i]))))
 			return err;
-		in->dump_samples[attr_index(in, attrs[i])] += dump_sample_count(in, attrs[i], &s);
+		if (in_time && on_cpu)
+			in->dump_samples[attr_index(in, attrs[i])] +=
+				dump_sample_count(in, attrs[i], &s);
 		if ((err = in->fn(in->ctx, rec, attrs[i], &s)))
 			return err;
 	}

@@ -37,6 +37,8 @@ struct perf_input {
 	struct perf_dump *dump;
 	struct perf_dump_values *dump_values;
 	uint64_t *dump_samples, *dump_lost;	/* per event: samples handed on, lost */
+	struct perf_input_slice *dump_slice;	/* -C, --time of the command, or NULL */
+	bool dump_script;			/* perf script -D's ways, not report's */
 	size_t dump_nr;
 };
 
@@ -67,9 +69,13 @@ int perf_input_run(struct perf_input *in, session_fn fn, void *ctx);
  * each handed to the callback with that value's event and period. The
  * JIT tracker is off: the records are shown as they are. Call after
  * perf_input_open(), before perf_input_run(). unordered: every record as
- * it is read (perf script --dump-unsorted-raw-trace). 0 or -ENOMEM.
+ * it is read (perf script --dump-unsorted-raw-trace). slice (or NULL):
+ * the samples of -C and --time, as perf takes them (script: only theirs
+ * get thread and DSO lines; report: their counts alone are in the closing
+ * stats, and the time range alone decides the lines). 0 or -ENOMEM.
  */
-int perf_input_dump(struct perf_input *in, bool script, bool unordered);
+int perf_input_dump(struct perf_input *in, bool script, bool unordered,
+		    struct perf_input_slice *slice);
 
 /* After perf_input_run() with -D: report's closing "Aggregated stats". */
 void perf_input_dump_stats(struct perf_input *in);

@@ -1311,7 +1311,7 @@ int cmd_report(int argc, char **argv)
 	if (ret)
 		goto out;
 	/* -D: perf's warning of an unordered file comes as it opens it, before the header */
-	if (r.dump && perf_input_dump(&in, false, false)) {
+	if (r.dump && perf_input_dump(&in, false, false, &r.slice)) {
 		ret = error("out of memory");
 		goto out;
 	}

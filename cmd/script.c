@@ -805,7 +805,7 @@ int cmd_script(int argc, char **argv)
 	/* perf script (6.1): the functions inlined at unwound frames */
 	chain_resolver_set_inlines(s.chains, s.no_inline ? CHAIN_INLINES_NONE :
 				   CHAIN_INLINES_UNWOUND, s.demangle);
-	if (dump && perf_input_dump(&in, true, unsorted)) {
+	if (dump && perf_input_dump(&in, true, unsorted, &s.slice)) {
 		ret = error("out of memory");
 		goto out;
 	}

@@ -107,6 +107,21 @@ has() {
 	has '-1 -1 0x[0-9a-f]+ \[0x18\]: PERF_RECORD_STAT_ROUND'
 }
 
+@test "report -D, script -D with -C and --time: the samples perf leaves out, as perf does" {
+	local t
+	# script: no thread and DSO lines for them; report: not in the closing counts
+	same report "$W/switch.data" -D -C 0
+	# the system-wide file had samples on another CPU too: the counts differ
+	[ "$(grep -E '^ +SAMPLE events:' "$W/sbx.txt" | awk '{ print $3 }' | sort -u | wc -l)" -eq 2 ]
+	same script "$W/switch.data" -D -C 0
+	# from a quarter to three quarters of the samples' times
+	t=$(perf script -i "$W/switch.data" -F time 2>/dev/null | awk '{ sub(":", "", $1); v[NR] = $1 }
+		END { print v[int(NR / 4) + 1] "," v[int(3 * NR / 4)] }')
+	same report "$W/switch.data" -D --time "$t"
+	same script "$W/switch.data" -D --time "$t"
+	same report "$W/switch.data" -D -C 1 --time "$t"
+}
+
 @test "script --dump-unsorted-raw-trace: the records in file order, as perf's" {
 	local f
 	for f in plain pipe z; do
