@@ -18,6 +18,7 @@
 #include "perf/cursor.h"
 #include "perf/dump.h"
 #include "perf/records.h"
+#include "util/error.h"
 #include "util/hashmap.h"
 
 #define U16(c, v)	cur_u16((c), (v))
@@ -640,17 +641,15 @@ static void id_index_text(FILE *f, const struct perf_event_header *rec)
 
 static void thread_map_text(FILE *f, const struct perf_event_header *rec)
 {
-	struct cursor c = body(rec);
-	uint64_t nr, pid;
+	struct perf_rec_thread_map m;
 
-	if (U64(&c, &nr))
+	if (perf_rec_parse_thread_map(rec, &m)) {
+		sbx_error_clear();
 		return;
-	fprintf(f, " nr: %d thread%s: ", (int)nr, nr > 1 ? "s" : "");
-	for (uint64_t i = 0; i < nr; i++) {
-		if (U64(&c, &pid) || !cur_take(&c, 16))
-			break;
-		fprintf(f, "%s%d", i ? ", " : "", (int)pid);
 	}
+	fprintf(f, " nr: %d thread%s: ", (int)m.nr, m.nr > 1 ? "s" : "");
+	for (uint64_t i = 0; i < m.nr; i++)
+		fprintf(f, "%s%d", i ? ", " : "", (int)perf_rec_thread_map_pid(&m, i));
 	fputc('\n', f);
 }
 
@@ -691,16 +690,14 @@ static void event_update_text(FILE *f, const struct perf_event_header *rec)
 
 static void stat_config_text(FILE *f, const struct perf_event_header *rec)
 {
-	struct cursor c = body(rec);
-	uint64_t nr, tag, val, v[3] = { 0 };
+	struct perf_rec_stat_config cfg;
 
-	if (U64(&c, &nr))
+	if (perf_rec_parse_stat_config(rec, &cfg)) {
+		sbx_error_clear();
 		return;
-	for (uint64_t i = 0; i < nr && !U64(&c, &tag) && !U64(&c, &val); i++)
-		if (tag < 3)
-			v[tag] = val;
-	fprintf(f, "\n... aggr_mode %d\n... scale     %d\n... interval  %u\n", (int)v[0],
-		(int)v[2], (unsigned)v[1]);
+	}
+	fprintf(f, "\n... aggr_mode %d\n... scale     %d\n... interval  %u\n",
+		(int)cfg.aggr_mode, (int)cfg.scale, (unsigned)cfg.interval);
 }
 
 /* The text after PERF_RECORD_NAME of perf's own records (printed when read). */
@@ -710,8 +707,7 @@ static void user_text(struct perf_dump *pd, const struct perf_event_header *rec)
 	struct cursor c = body(rec);
 	const char *unhandled = ": unhandled!\n";
 	struct perf_rec_time_conv tc;
-	uint64_t a, b, d, e;
-	uint32_t u, v;
+	uint32_t u;
 
 	switch (rec->type) {
 	case PERF_RECORD_FINISHED_ROUND:
@@ -740,22 +736,32 @@ static void user_text(struct perf_dump *pd, const struct perf_event_header *rec)
 		stat_config_text(f, rec);
 		fputs(unhandled, f);
 		break;
-	case PERF_RECORD_STAT:
-		if (pd->script || U64(&c, &a) || U32(&c, &u) || U32(&c, &v) || U64(&c, &b) ||
-		    U64(&c, &d) || U64(&c, &e))
+	case PERF_RECORD_STAT: {
+		struct perf_rec_stat st;
+
+		if (pd->script || perf_rec_parse_stat(rec, &st)) {
+			sbx_error_clear();
 			break;
-		fprintf(f, "\n... id %" PRIu64 ", cpu %d, thread %d\n", a, (int)u, (int)v);
+		}
+		fprintf(f, "\n... id %" PRIu64 ", cpu %d, thread %d\n", st.id, (int)st.cpu,
+			(int)st.thread);
 		fprintf(f, "... value %" PRIu64 ", enabled %" PRIu64 ", running %" PRIu64 "\n",
-			b, d, e);
+			st.val, st.ena, st.run);
 		fputs(unhandled, f);
 		break;
-	case PERF_RECORD_STAT_ROUND:
-		if (pd->script || U64(&c, &a) || U64(&c, &b))
+	}
+	case PERF_RECORD_STAT_ROUND: {
+		struct perf_rec_stat_round round;
+
+		if (pd->script || perf_rec_parse_stat_round(rec, &round)) {
+			sbx_error_clear();
 			break;
-		fprintf(f, "\n... time %" PRIu64 ", type %s\n", b,
-			a == 1 ? "FINAL" : "INTERVAL");
+		}
+		fprintf(f, "\n... time %" PRIu64 ", type %s\n", round.time,
+			round.type == 1 ? "FINAL" : "INTERVAL");
 		fputs(unhandled, f);
 		break;
+	}
 	case PERF_RECORD_EVENT_UPDATE:
 		event_update_text(f, rec);
 		break;

@@ -215,6 +215,66 @@ int perf_rec_parse_read(const struct perf_event_header *rec, struct perf_rec_rea
 	return 0;
 }
 
+int perf_rec_parse_stat(const struct perf_event_header *rec, struct perf_rec_stat *out)
+{
+	struct cursor c = body(rec);
+	uint32_t cpu;
+
+	if (U64(&c, &out->id) || U32(&c, &cpu) || U32(&c, &out->thread) ||
+	    U64(&c, &out->val) || U64(&c, &out->ena) || U64(&c, &out->run))
+		return malformed(rec);
+	out->cpu = (int32_t)cpu;
+	return 0;
+}
+
+int perf_rec_parse_stat_round(const struct perf_event_header *rec,
+			      struct perf_rec_stat_round *out)
+{
+	struct cursor c = body(rec);
+
+	return U64(&c, &out->type) || U64(&c, &out->time) ? malformed(rec) : 0;
+}
+
+int perf_rec_parse_stat_config(const struct perf_event_header *rec,
+			       struct perf_rec_stat_config *out)
+{
+	struct cursor c = body(rec);
+	uint64_t nr, tag, val;
+
+	memset(out, 0, sizeof(*out));
+	if (U64(&c, &nr) || nr > (size_t)(c.end - c.p) / 16)
+		return malformed(rec);
+	for (uint64_t i = 0; i < nr && !U64(&c, &tag) && !U64(&c, &val); i++) {
+		/* perf's PERF_STAT_CONFIG_TERM__AGGR_MODE, __INTERVAL, __SCALE */
+		if (tag == 0)
+			out->aggr_mode = val;
+		else if (tag == 1)
+			out->interval = val;
+		else if (tag == 2)
+			out->scale = val;
+	}
+	return 0;
+}
+
+int perf_rec_parse_thread_map(const struct perf_event_header *rec,
+			      struct perf_rec_thread_map *out)
+{
+	struct cursor c = body(rec);
+
+	if (U64(&c, &out->nr) || out->nr > (size_t)(c.end - c.p) / 24)
+		return malformed(rec);
+	out->entries = c.p;
+	return 0;
+}
+
+int32_t perf_rec_thread_map_pid(const struct perf_rec_thread_map *m, uint64_t i)
+{
+	uint64_t pid;
+
+	memcpy(&pid, m->entries + 24 * i, 8);
+	return (int32_t)pid;
+}
+
 int perf_rec_parse_ksymbol(const struct perf_event_header *rec, struct perf_rec_ksymbol *out)
 {
 	struct cursor c = body(rec);

@@ -109,6 +109,33 @@ struct perf_rec_time_conv {
 	bool cap_user_time_zero, cap_user_time_short;
 };
 
+/* PERF_RECORD_STAT (perf stat record's): one event's count on one CPU and thread. */
+struct perf_rec_stat {
+	uint64_t id;		/* the event's */
+	int32_t cpu;		/* a CPU number (-1: any) */
+	uint32_t thread;	/* an index into the THREAD_MAP */
+	uint64_t val, ena, run;
+};
+
+/* PERF_RECORD_STAT_ROUND: the counts so far make a round, at time. */
+struct perf_rec_stat_round {
+	uint64_t type;		/* 0: an interval, 1: the final one */
+	uint64_t time;
+};
+
+/* PERF_RECORD_STAT_CONFIG: perf stat's settings, by tag (those a reader needs). */
+struct perf_rec_stat_config {
+	uint64_t aggr_mode;	/* perf's enum aggr_mode (0, AGGR_NONE, when absent) */
+	uint64_t scale;		/* scale counts of events that ran part of the time */
+	uint64_t interval;	/* ms, 0: none */
+};
+
+/* PERF_RECORD_THREAD_MAP: the pids of the threads the counts are of. */
+struct perf_rec_thread_map {
+	uint64_t nr;
+	const uint8_t *entries;	/* nr of { u64 pid; char comm[16]; } in the record */
+};
+
 /*
  * One entry of the HEADER_BUILD_ID feature, which is also the body of a
  * PERF_RECORD_HEADER_BUILD_ID record of pipe mode (perf's struct
@@ -150,6 +177,15 @@ int perf_rec_parse_read(const struct perf_event_header *rec, struct perf_rec_rea
 int perf_rec_parse_throttle(const struct perf_event_header *rec, struct perf_rec_throttle *out);
 int perf_rec_parse_switch(const struct perf_event_header *rec, struct perf_rec_switch *out);
 int perf_rec_parse_ksymbol(const struct perf_event_header *rec, struct perf_rec_ksymbol *out);
+int perf_rec_parse_stat(const struct perf_event_header *rec, struct perf_rec_stat *out);
+int perf_rec_parse_stat_round(const struct perf_event_header *rec,
+			      struct perf_rec_stat_round *out);
+int perf_rec_parse_stat_config(const struct perf_event_header *rec,
+			       struct perf_rec_stat_config *out);
+int perf_rec_parse_thread_map(const struct perf_event_header *rec,
+			      struct perf_rec_thread_map *out);
+/* The pid of entry i (< nr) of a parsed THREAD_MAP. */
+int32_t perf_rec_thread_map_pid(const struct perf_rec_thread_map *m, uint64_t i);
 int perf_rec_parse_time_conv(const struct perf_event_header *rec,
 			     struct perf_rec_time_conv *out);
 

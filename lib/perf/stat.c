@@ -11,10 +11,9 @@
 #include "perf/records.h"
 #include "util/error.h"
 
-/* perf's enum aggr_mode (util/stat.h) and STAT_CONFIG's tags */
+/* perf's enum aggr_mode (util/stat.h, perf 6.1) */
 enum { AGGR_NONE, AGGR_GLOBAL, AGGR_SOCKET, AGGR_DIE, AGGR_CORE, AGGR_THREAD, AGGR_UNSET,
        AGGR_NODE };
-enum { TAG_AGGR_MODE, TAG_INTERVAL, TAG_SCALE };
 
 struct counts {
 	uint64_t val, ena, run;
@@ -40,11 +39,8 @@ static void drop_events(struct perf_stat_table *t);
 
 struct perf_stat_table *perf_stat_table_new(void)
 {
-	struct perf_stat_table *t = calloc(1, sizeof(*t));
-
-	if (t)
-		t->aggr_mode = AGGR_UNSET;
-	return t;
+	/* no STAT_CONFIG: perf script's zeroed config, AGGR_NONE without scaling */
+	return calloc(1, sizeof(struct perf_stat_table));
 }
 
 void perf_stat_table_free(struct perf_stat_table *t)
@@ -57,64 +53,33 @@ void perf_stat_table_free(struct perf_stat_table *t)
 	free(t);
 }
 
-/* The body of rec: n bytes from offset 8, or NULL when it is shorter. */
-static const uint8_t *body(const struct perf_event_header *rec, size_t n)
-{
-	return rec->size >= 8 + n ? (const uint8_t *)rec + 8 : NULL;
-}
-
-static uint64_t u64_at(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-static uint32_t u32_at(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static int cut_short(const char *what)
-{
-	return sbx_error(-EINVAL, "a %s record is cut short", what);
-}
-
 static int thread_map(struct perf_stat_table *t, const struct perf_event_header *rec)
 {
-	const uint8_t *p = body(rec, 8);
-	uint64_t nr;
+	struct perf_rec_thread_map m;
 
-	if (!p)
-		return cut_short("THREAD_MAP");
-	nr = u64_at(p);
-	/* a pid and a 16-byte comm each */
-	if (nr > (rec->size - 16u) / 24)
-		return cut_short("THREAD_MAP");
 	if (t->have_threads)
 		return 0;	/* perf: "thread map already set, ignoring" */
-	t->pids = malloc((nr ? nr : 1) * sizeof(*t->pids));
+	if (perf_rec_parse_thread_map(rec, &m))
+		return -EINVAL;
+	t->pids = malloc((m.nr ? m.nr : 1) * sizeof(*t->pids));
 	if (!t->pids)
 		return sbx_error(-ENOMEM, "out of memory");
-	for (uint64_t i = 0; i < nr; i++)
-		t->pids[i] = (int32_t)u64_at(p + 8 + 24 * i);
-	t->nr_threads = nr;
+	for (uint64_t i = 0; i < m.nr; i++)
+		t->pids[i] = perf_rec_thread_map_pid(&m, i);
+	t->nr_threads = m.nr;
 	t->have_threads = true;
 	return 0;
 }
 
 static int cpu_map(struct perf_stat_table *t, const struct perf_event_header *rec)
 {
-	const uint8_t *p = body(rec, 0);
 	int err;
 
 	if (t->have_cpus)
 		return 0;	/* perf: "cpu map already set, ignoring" */
-	err = perf_cpu_map_decode(p, rec->size - 8u, &t->cpus, &t->nr_cpus);
+	if (rec->size < sizeof(*rec))
+		return sbx_error(-EINVAL, "a CPU_MAP record is damaged");
+	err = perf_cpu_map_decode(rec + 1, rec->size - sizeof(*rec), &t->cpus, &t->nr_cpus);
 	if (err == -ENOMEM)
 		return sbx_error(err, "out of memory");
 	if (err)
@@ -125,22 +90,12 @@ static int cpu_map(struct perf_stat_table *t, const struct perf_event_header *re
 
 static int stat_config(struct perf_stat_table *t, const struct perf_event_header *rec)
 {
-	const uint8_t *p = body(rec, 8);
-	uint64_t nr;
+	struct perf_rec_stat_config cfg;
 
-	if (!p)
-		return cut_short("STAT_CONFIG");
-	nr = u64_at(p);
-	if (nr > (rec->size - 16u) / 16)
-		return cut_short("STAT_CONFIG");
-	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t tag = u64_at(p + 8 + 16 * i), val = u64_at(p + 16 + 16 * i);
-
-		if (tag == TAG_AGGR_MODE)
-			t->aggr_mode = val;
-		else if (tag == TAG_SCALE)
-			t->scale = val;
-	}
+	if (perf_rec_parse_stat_config(rec, &cfg))
+		return -EINVAL;
+	t->aggr_mode = cfg.aggr_mode;
+	t->scale = cfg.scale;
 	return 0;
 }
 
@@ -200,35 +155,28 @@ static size_t attr_index(const struct perf_data *d, const struct perf_data_attr 
 static int stat_counts(struct perf_stat_table *t, const struct perf_data *d,
 		       const struct perf_event_header *rec)
 {
-	const uint8_t *p = body(rec, 40);
 	const struct perf_data_attr *a;
-	uint64_t id;
-	int32_t cpu;
-	uint32_t thread;
+	struct perf_rec_stat st;
 	size_t e, c;
 	int err;
 
-	if (!p)
-		return cut_short("STAT");
+	if (perf_rec_parse_stat(rec, &st))
+		return -EINVAL;
 	if ((err = make_events(t, d)))
 		return err;
-	id = u64_at(p);
-	cpu = (int32_t)u32_at(p + 8);
-	thread = u32_at(p + 12);
-	a = perf_data_attr_by_id(d, id);
+	a = perf_data_attr_by_id(d, st.id);
 	if (!a || (e = attr_index(d, a)) >= t->nr_events)
 		return sbx_error(-EINVAL, "a STAT record of event id %" PRIu64 ", which the file "
-				 "does not have", id);
-	for (c = 0; c < t->nr_cpus && t->cpus[c] != cpu; c++)
+				 "does not have", st.id);
+	for (c = 0; c < t->nr_cpus && t->cpus[c] != st.cpu; c++)
 		;
 	if (c == t->nr_cpus)
 		return sbx_error(-EINVAL, "a STAT record of CPU %d, which the CPU map does not "
-				 "have", (int)cpu);
-	if (thread >= t->nr_threads)
-		return sbx_error(-EINVAL, "a STAT record of thread %u of a map of %zu", thread,
+				 "have", (int)st.cpu);
+	if (st.thread >= t->nr_threads)
+		return sbx_error(-EINVAL, "a STAT record of thread %u of a map of %zu", st.thread,
 				 t->nr_threads);
-	t->events[e].now[c * t->nr_threads + thread] =
-		(struct counts){ u64_at(p + 16), u64_at(p + 24), u64_at(p + 32) };
+	t->events[e].now[c * t->nr_threads + st.thread] = (struct counts){ st.val, st.ena, st.run };
 	return 0;
 }
 
@@ -274,17 +222,17 @@ static void process_counts(struct perf_stat_table *t, struct event_counts *ev)
 static int stat_round(struct perf_stat_table *t, const struct perf_data *d,
 		      const struct perf_event_header *rec, FILE *out)
 {
-	const uint8_t *p = body(rec, 16);
+	struct perf_rec_stat_round round;
 	uint64_t time;
 	int err;
 
-	if (!p)
-		return cut_short("STAT_ROUND");
+	if (perf_rec_parse_stat_round(rec, &round))
+		return -EINVAL;
 	if (!t->have_cpus || !t->have_threads)
 		return 0;	/* perf: no counts were made, nothing to print */
 	if ((err = make_events(t, d)))
 		return err;
-	time = u64_at(p + 8);
+	time = round.time;
 	/* perf prints the header with an event's first row */
 	if (!t->header_printed && t->nr_events) {
 		fprintf(out, "%3s %8s %15s %15s %15s %15s %s\n", "CPU", "THREAD", "VAL", "ENA",
