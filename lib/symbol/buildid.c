@@ -22,6 +22,23 @@ bool sbx_elf_ready(void)
 	return state > 0;
 }
 
+Elf_Scn *sbx_elf_section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
 char *buildid_hex(const uint8_t *id, size_t size, char *out)
 {
 	static const char hex[] = "0123456789abcdef";

@@ -7,6 +7,7 @@
  * section headers or PT_NOTE segments, and of the running kernel.
  */
 
+#include <gelf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +20,9 @@
  * False when libelf refuses this program's ELF version.
  */
 bool sbx_elf_ready(void);
+
+/* The first section of elf named name, its header in *sh; NULL when there is none. */
+Elf_Scn *sbx_elf_section(Elf *elf, const char *name, GElf_Shdr *sh);
 
 /*
  * Read the build-id note (NT_GNU_BUILD_ID) of the ELF file at path into

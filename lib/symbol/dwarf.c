@@ -253,22 +253,10 @@ static int cmp_func(const void *a, const void *b)
 
 static bool has_debug_info(Elf *elf)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
-			return true;
-	}
-	return false;
+	return (sbx_elf_section(elf, ".debug_info", &sh) && sh.sh_type != SHT_NOBITS) ||
+	       (sbx_elf_section(elf, ".zdebug_info", &sh) && sh.sh_type != SHT_NOBITS);
 }
 
 /*
@@ -278,28 +266,18 @@ static bool has_debug_info(Elf *elf)
  */
 static void find_debug_line(struct dwarf_info *d)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
 	GElf_Ehdr eh;
+	Elf_Data *data;
 
 	if (!gelf_getehdr(d->elf, &eh) || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    elf_getshdrstrndx(d->elf, &shstrndx))
+	    !(scn = sbx_elf_section(d->elf, ".debug_line", &sh)) || sh.sh_type != SHT_PROGBITS ||
+	    (sh.sh_flags & SHF_COMPRESSED) || !(data = elf_getdata(scn, NULL)) ||
+	    !data->d_buf || !data->d_size)
 		return;
-	while ((scn = elf_nextscn(d->elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(name = elf_strptr(d->elf, shstrndx, sh.sh_name)) || strcmp(name, ".debug_line"))
-			continue;
-		if (!(sh.sh_flags & SHF_COMPRESSED) && (data = elf_getdata(scn, NULL)) &&
-		    data->d_buf && data->d_size) {
-			d->line_sec = data->d_buf;
-			d->line_size = data->d_size;
-		}
-		return;
-	}
+	d->line_sec = data->d_buf;
+	d->line_size = data->d_size;
 }
 
 struct dwarf_info *dwarf_info_open(const char *path, const char *debug_path)

@@ -267,23 +267,6 @@ static Elf *elf_open(const char *path, int *fd)
 	return elf;
 }
 
-static Elf_Scn *section_by_name(Elf *elf, const char *name, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-
-		if (gelf_getshdr(scn, sh) && (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
-		    !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
-}
-
 /*
  * Names for the PLT entries, "target@plt", as perf makes them: the n-th
  * relocation of .rela.plt is the (n+1)-th entry of .plt (the first one is
@@ -293,8 +276,8 @@ static Elf_Scn *section_by_name(Elf *elf, const char *name, GElf_Shdr *sh)
 static int add_plt_symbols(Elf *elf, struct builder *b)
 {
 	GElf_Shdr plt, rela, dynsym;
-	Elf_Scn *plt_scn = section_by_name(elf, ".plt", &plt);
-	Elf_Scn *rela_scn = section_by_name(elf, ".rela.plt", &rela);
+	Elf_Scn *plt_scn = sbx_elf_section(elf, ".plt", &plt);
+	Elf_Scn *rela_scn = sbx_elf_section(elf, ".rela.plt", &rela);
 	Elf_Scn *sym_scn;
 	Elf_Data *rdata, *sdata;
 	uint64_t entsize;
