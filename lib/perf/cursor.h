@@ -45,6 +45,20 @@ static inline int cur_u64(struct cursor *c, uint64_t *v, bool swap)
 	return 0;
 }
 
+static inline int cur_u16(struct cursor *c, uint16_t *v, bool swap)
+{
+	uint8_t *p = cur_take(c, 2);
+
+	if (!p)
+		return -1;
+	memcpy(v, p, 2);
+	if (swap) {
+		*v = bswap_16(*v);
+		memcpy(p, v, 2);
+	}
+	return 0;
+}
+
 static inline int cur_u32(struct cursor *c, uint32_t *v, bool swap)
 {
 	uint8_t *p = cur_take(c, 4);

@@ -21,19 +21,9 @@
 #include "util/error.h"
 #include "util/hashmap.h"
 
-#define U16(c, v)	cur_u16((c), (v))
+#define U16(c, v)	cur_u16((c), (v), false)
 #define U32(c, v)	cur_u32((c), (v), false)
 #define U64(c, v)	cur_u64((c), (v), false)
-
-static int cur_u16(struct cursor *c, uint16_t *v)
-{
-	uint8_t *p = cur_take(c, 2);
-
-	if (!p)
-		return -1;
-	memcpy(v, p, 2);
-	return 0;
-}
 
 static struct cursor body(const struct perf_event_header *rec)
 {

@@ -33,68 +33,51 @@ static int malformed(const struct perf_event_header *rec)
 #define U32(c, v)	cur_u32((c), (v), false)
 #define U64(c, v)	cur_u64((c), (v), false)
 
-static uint16_t u16_at(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
-}
-
 int perf_cpu_map_decode(const void *data, size_t len, int **cpus, size_t *nr)
 {
-	const uint8_t *p = data;
+	struct cursor c = { (uint8_t *)data, (uint8_t *)data + len };
 	uint16_t type, n, long_size, start, end;
+	const uint8_t *p;
 	size_t k = 0, bits;
 	int *v;
 
 	*cpus = NULL;
 	*nr = 0;
-	if (len < 4)
+	if (cur_u16(&c, &type, false))
 		return -EINVAL;
-	type = u16_at(p);
-	n = u16_at(p + 2);
 	if (type == 0) {		/* a list: u16 nr, u16 cpu[nr] (0xffff: any) */
-		if (len < 4 + 2 * (size_t)n)
+		if (cur_u16(&c, &n, false) || (size_t)(c.end - c.p) < 2u * n)
 			return -EINVAL;
 		if (!(v = malloc((n + 1) * sizeof(*v))))
 			return -ENOMEM;
 		for (size_t i = 0; i < n; i++) {
-			uint16_t c = u16_at(p + 4 + 2 * i);
+			uint16_t cpu = 0;
 
-			v[k++] = c == 0xffff ? -1 : c;
+			cur_u16(&c, &cpu, false);
+			v[k++] = cpu == 0xffff ? -1 : cpu;
 		}
 	} else if (type == 1) {
 		/* a mask: u16 nr, u16 long_size, then nr longs (8-byte ones after 4 of pad) */
-		size_t at;
-
-		if (len < 6)
-			return -EINVAL;
-		long_size = u16_at(p + 4);
-		if (long_size != 4 && long_size != 8)
-			return -EINVAL;
-		at = long_size == 8 ? 10 : 6;
-		if (len < at || (len - at) / long_size < n)
+		if (cur_u16(&c, &n, false) || cur_u16(&c, &long_size, false) ||
+		    (long_size != 4 && long_size != 8) || (long_size == 8 && !cur_take(&c, 4)) ||
+		    !(p = cur_take(&c, (size_t)n * long_size)))
 			return -EINVAL;
 		bits = (size_t)n * long_size * 8;
 		if (!(v = malloc((bits + 1) * sizeof(*v))))
 			return -ENOMEM;
 		for (size_t b = 0; b < bits; b++)
-			if (p[at + b / 8] & (1u << (b % 8)))
+			if (p[b / 8] & (1u << (b % 8)))
 				v[k++] = (int)b;
 	} else if (type == 2) {		/* a range: u8 any_cpu, u8 pad, u16 start, u16 end */
-		if (len < 8)
-			return -EINVAL;
-		start = u16_at(p + 4);
-		end = u16_at(p + 6);
-		if (end < start)
+		if (!(p = cur_take(&c, 2)) || cur_u16(&c, &start, false) ||
+		    cur_u16(&c, &end, false) || end < start)
 			return -EINVAL;
 		if (!(v = malloc(((size_t)end - start + 2) * sizeof(*v))))
 			return -ENOMEM;
-		if (p[2])
+		if (p[0])
 			v[k++] = -1;
-		for (unsigned c = start; c <= end; c++)
-			v[k++] = (int)c;
+		for (unsigned cpu = start; cpu <= end; cpu++)
+			v[k++] = (int)cpu;
 	} else {
 		return -EINVAL;
 	}
