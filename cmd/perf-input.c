@@ -119,11 +119,6 @@ static int dump_counts(struct perf_input *in, size_t i)
 	return 0;
 }
 
-static size_t attr_index(const struct perf_input *in, const struct perf_data_attr *a)
-{
-	return (size_t)(a - perf_data_attr(in->data, 0));
-}
-
 /* perf's machine__resolve() lines of a sample: its thread, the DSO that holds its ip */
 static void dump_sample_owner(struct perf_input *in, const struct perf_sample *s)
 {
@@ -171,9 +166,10 @@ static int deliver_dumped(struct perf_input *in, const struct perf_event_header 
 		return machine_add_build_ids(in->machine, rec, rec->size, false);
 	if (rec->type == PERF_RECORD_LOST_SAMPLES && attr) {
 		struct perf_rec_lost_samples ls;
+		size_t e = perf_data_attr_index(in->data, attr);
 
-		if (!perf_rec_parse_lost_samples(rec, &ls) && !dump_counts(in, attr_index(in, attr)))
-			in->dump_lost[attr_index(in, attr)] += ls.lost;
+		if (!perf_rec_parse_lost_samples(rec, &ls) && !dump_counts(in, e))
+			in->dump_lost[e] += ls.lost;
 	}
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return in->fn(in->ctx, rec, attr, sample);
@@ -185,6 +181,7 @@ static int deliver_dumped(struct perf_input *in, const struct perf_event_header 
 	for (int i = 0; i < n; i++) {
 		struct perf_sample s = *sample;
 		struct perf_input_slice *sl = in->dump_slice;
+		size_t e = perf_data_attr_index(in->data, attrs[i]);
 		bool in_time = !sl || time_wanted(&sl->time, s.time);
 		bool on_cpu = !sl || cpu_wanted(&sl->cpus, s.cpu);
 
@@ -194,11 +191,10 @@ static int deliver_dumped(struct perf_input *in, const struct perf_event_header 
 		   thread and DSO lines printed, their samples not counted) */
 		if (in_time && (on_cpu || !in->dump_script))
 			dump_sample_owner(in, &s);
-		if ((err = dump_counts(in, attr_index(in, attrs[i]))))
+		if ((err = dump_counts(in, e)))
 			return err;
 		if (in_time && on_cpu)
-			in->dump_samples[attr_index(in, attrs[i])] +=
-				dump_sample_count(in, attrs[i], &s);
+			in->dump_samples[e] += dump_sample_count(in, attrs[i], &s);
 		if ((err = in->fn(in->ctx, rec, attrs[i], &s)))
 			return err;
 	}

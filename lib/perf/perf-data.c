@@ -320,6 +320,11 @@ const struct perf_data_attr *perf_data_attr(const struct perf_data *d, size_t i)
 	return i < d->nr_attrs ? &d->attrs[i] : NULL;
 }
 
+size_t perf_data_attr_index(const struct perf_data *d, const struct perf_data_attr *a)
+{
+	return (size_t)(a - d->attrs);
+}
+
 /* ------------------------------------------------------- record swap */
 
 static size_t body_fixed(uint32_t type)

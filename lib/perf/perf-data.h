@@ -264,6 +264,8 @@ size_t perf_data_nr_attrs(const struct perf_data *d);
 /* The attr of event id: the first when there is only one or id is 0; NULL for none. */
 const struct perf_data_attr *perf_data_attr_by_id(const struct perf_data *d, uint64_t id);
 const struct perf_data_attr *perf_data_attr(const struct perf_data *d, size_t i);
+/* The index of a, one of d's events (perf_data_attr(d, index) is a). */
+size_t perf_data_attr_index(const struct perf_data *d, const struct perf_data_attr *a);
 
 /*
  * The attr that produced rec (a SAMPLE by its id, any other record by its

@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "perf/records.h"
 #include "util/error.h"
@@ -35,7 +34,19 @@ struct perf_stat_table {
 	bool header_printed;
 };
 
-static void drop_events(struct perf_stat_table *t);
+/* What a file may make us keep and print: 4 Mi counts (two tables of 96 MB) */
+#define MAX_COUNTS	((size_t)1 << 22)
+
+static void drop_events(struct perf_stat_table *t)
+{
+	for (size_t i = 0; i < t->nr_events; i++) {
+		free(t->events[i].now);
+		free(t->events[i].prev);
+	}
+	free(t->events);
+	t->events = NULL;
+	t->nr_events = 0;
+}
 
 struct perf_stat_table *perf_stat_table_new(void)
 {
@@ -99,20 +110,6 @@ static int stat_config(struct perf_stat_table *t, const struct perf_event_header
 	return 0;
 }
 
-/* What a file may make us keep and print: 4 Mi counts (two tables of 96 MB) */
-#define MAX_COUNTS	((size_t)1 << 22)
-
-static void drop_events(struct perf_stat_table *t)
-{
-	for (size_t i = 0; i < t->nr_events; i++) {
-		free(t->events[i].now);
-		free(t->events[i].prev);
-	}
-	free(t->events);
-	t->events = NULL;
-	t->nr_events = 0;
-}
-
 /* The counts of every event, once both maps are known. */
 static int make_events(struct perf_stat_table *t, const struct perf_data *d)
 {
@@ -142,16 +139,6 @@ static int make_events(struct perf_stat_table *t, const struct perf_data *d)
 	return 0;
 }
 
-static size_t attr_index(const struct perf_data *d, const struct perf_data_attr *a)
-{
-	size_t i;
-
-	for (i = 0; i < perf_data_nr_attrs(d); i++)
-		if (perf_data_attr(d, i) == a)
-			break;
-	return i;
-}
-
 static int stat_counts(struct perf_stat_table *t, const struct perf_data *d,
 		       const struct perf_event_header *rec)
 {
@@ -165,7 +152,7 @@ static int stat_counts(struct perf_stat_table *t, const struct perf_data *d,
 	if ((err = make_events(t, d)))
 		return err;
 	a = perf_data_attr_by_id(d, st.id);
-	if (!a || (e = attr_index(d, a)) >= t->nr_events)
+	if (!a || (e = perf_data_attr_index(d, a)) >= t->nr_events)
 		return sbx_error(-EINVAL, "a STAT record of event id %" PRIu64 ", which the file "
 				 "does not have", st.id);
 	for (c = 0; c < t->nr_cpus && t->cpus[c] != st.cpu; c++)

@@ -51,9 +51,10 @@ struct pg_generate_stats {
  * Add the profile of binary b made from the counts of the DSOs in d (nr of
  * them, one per input: the same binary in several recordings) to p. Their
  * IP counts are used up (pg_dso_take_ips(): no copy of the biggest array);
- * their branch stacks and calls stay. Returns 0 or a negative errno with a message: -ENOMEM, or -EINVAL for a
- * binary whose branch stacks cannot be followed (its code spans more than
- * 1 GiB: a damaged file; capstone missing x86-64).
+ * their branch stacks and calls stay. Returns 0 or a negative errno with a
+ * message: -ENOMEM, or -EINVAL for a binary whose branch stacks cannot be
+ * followed (its code spans more than 1 GiB: a damaged file; capstone
+ * missing x86-64).
  */
 int pg_generate(struct sample_profile *p, struct pg_dso *const *d, size_t nr,
 		const struct binary *b, struct pg_generate_stats *st);
