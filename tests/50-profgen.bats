@@ -101,10 +101,12 @@ within() {
 	grep -q '^loop1:' auto.prof
 }
 
-@test "profgen: the profile is IP-only AutoFDO: maxima per line, sums per function, no heads" {
+@test "profgen: the profile is IP-only AutoFDO: maxima per line, sums per function" {
 	run -0 --separate-stderr sbx profgen --binary "$W" -o two.prof "$D/two.data"
-	# loop1:TOTAL:0 — a total, no head samples; body lines at offsets from the declaration
-	run -0 grep -E '^loop1:[0-9]+:0$' two.prof
+	# loop1:TOTAL:HEAD — a total, and a head from the entry block that ran once: next to none
+	total=$(awk -F: '/^loop1:/ { print $2 }' two.prof)
+	head=$(awk -F: '/^loop1:/ { print $3 }' two.prof)
+	[ "$total" -gt 100 ] && [ "$head" -lt $((total / 10)) ]
 	# every body count is at most its function's total
 	python3 - two.prof <<-'EOF'
 	import sys
@@ -124,6 +126,54 @@ within() {
 	grep -q '^loop2:' one.prof
 	run -1 grep -q '^loop1:' one.prof
 	assert_regex "${stderr_lines[-1]}" '[0-9]+ other pid'
+}
+
+@test "profgen: IP-only samples made by hand: the head from the entry block, zeros as llvm-profgen 19 fills them" {
+	local work entry last after body
+	# work's entry block from objdump: up to its first jump or return
+	work=$(nm "$W" | awk '$3 == "work" { print $1 }')
+	objdump -d --no-show-raw-insn "$W" | sed -n '/<work>:/,/^$/p' |
+		awk 'NR > 1 && NF { sub(":", "", $1); print $1, $2 }' > work.insns
+	entry=$(awk 'NR == 1 { print $1 }' work.insns)
+	last=$(awk '$2 ~ /^(j|ret)/ { print $1; exit }' work.insns)
+	after=$(awk -v l="$last" 'f { print $1; exit } $1 == l { f = 1 }' work.insns)
+	body=$(awk -v l="$last" 'f > 1 { print $1; exit } f { f++ } $1 == l { f = 1 }' work.insns)
+	[ "$entry" = "$work" ] && [ -n "$last" ] && [ -n "$after" ] && [ -n "$body" ]
+	# 4 at the entry and 9 at the jump that ends the block; more after it, outside the block
+	printf '4 work
+9 work+0x%x
+40 work+0x%x
+100 work+0x%x
+' $((0x$last - 0x$work)) \
+		$((0x$after - 0x$work)) $((0x$body - 0x$work)) | "$GENLBR" -g -o ip.data -b "$W"
+	run -0 --separate-stderr sbx profgen --binary "$W" -o ip.prof ip.data
+	run -0 grep -E '^work:[0-9]+:9$' ip.prof
+	# clang's entry count is the head plus one
+	run -0 --separate-stderr clang -O2 -g -fdebug-info-for-profiling -fprofile-sample-use=ip.prof \
+		-S -emit-llvm -o ip.ll "$WORKLOADS/profgen-loops.c"
+	[ -z "$stderr" ] || { echo "clang: $stderr"; return 1; }
+	fn=$(awk '/^define .*@work\(/ { match($0, /!prof ![0-9]+/); print substr($0, RSTART + 6, RLENGTH - 6) }' ip.ll)
+	grep -qE "^$fn = !\{!\"function_entry_count\", i64 10\}" ip.ll
+	# without DWARF (the symbols name the functions) the same head
+	strip -g -o nodebug "$W"
+	run -0 --separate-stderr sbx profgen --binary nodebug -o sym.prof ip.data
+	run -0 grep -E '^work:153:9$' sym.prof
+	# every line of work is in the profile, as llvm-profgen 19 gives them from a branch
+	# stack whose one range is in work: the same lines and inlined calls, counts aside.
+	# Line 0 (llvm-profgen's offset 65536 minus the declaration line) is the exception:
+	# IP-only profiles leave it out, as AutoFDO does
+	printf '1 work+0x%x>0x7f0000001000 0x7f0000002000>work\n' $((0x$last - 0x$work)) |
+		"$GENLBR" -o lbr.data -b "$W"
+	run -0 "$PROFGEN19" --binary="$W" --perfdata=lbr.data --output=ref.prof --format=text
+	keys() {
+		awk '/^[^ ]/ { f = ($1 ~ /^work:/) } f && /^ / { sub(/: [0-9]+.*$/, ""); sub(/:[0-9]+$/, ""); if ($1 + 0 < 60000) print }' "$1"
+	}
+	keys ref.prof > ref.keys
+	keys ip.prof > ip.keys
+	[ "$(wc -l < ref.keys)" -gt 5 ]
+	run -0 diff ref.keys ip.keys
+	# leaf had no sample: no profile
+	run -1 grep -q '^leaf:' ip.prof
 }
 
 @test "profgen: call chains give call targets at the call sites; --ignore-stack-samples leaves them out" {

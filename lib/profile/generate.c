@@ -297,20 +297,103 @@ static void span_count(const struct span_cache *c, uint64_t total, uint64_t n)
 		c->body->count = n * c->dup;
 }
 
+/*
+ * A line of [start, end) without samples gets a count of 0, as llvm-profgen
+ * gives every line of a function that its ranges touch: clang takes a
+ * missing line for unknown and infers its weight from its neighbours', but
+ * a 0 for cold.
+ */
+static int zero_fill(struct sample_profile *p, const struct binary *b, uint64_t start,
+		     uint64_t end)
+{
+	struct dwarf_frame frames[MAX_FRAMES];
+	struct span_cache span = SPAN_CACHE_EMPTY;
+
+	for (uint64_t a = start; a < end; a = span.addr[1] > a ? span.addr[1] : a + 1) {
+		span.nf = frames_span(b, a, frames, &span.why, span.addr);
+		if (span.nf && span_fill(&span, p, frames, span.nf))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The count of address a in ips (sorted by address), 0 when it has none. */
+static uint64_t ip_count(const struct pg_count *ips, size_t nr, uint64_t a)
+{
+	size_t lo = 0, hi = nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ips[mid].a < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < nr && ips[lo].a == a ? ips[lo].n : 0;
+}
+
+#define ENTRY_BLOCK_MAX	64	/* instructions looked at for an entry block */
+
+/*
+ * An IP-only profile has no calls to count, so its head counts are
+ * estimated: the most samples an instruction of the function's entry block
+ * took (from entry to the first jump or return, calls included). Each of
+ * them runs once a call, and a line's count is the most samples one of its
+ * instructions took, so this is the calls in the units of the body counts.
+ * Without it clang takes the head count plus one, 1, for the entry count of
+ * every function, and the block counts it derives from that are all cold.
+ * cs must have details on.
+ */
+static uint64_t entry_block_count(csh cs, cs_insn *in, const struct binary *b, uint64_t entry,
+				  uint64_t end, const struct pg_count *ips, size_t nr)
+{
+	uint64_t a = entry, most = 0;
+
+	for (unsigned k = 0; k < ENTRY_BLOCK_MAX && a < end; k++) {
+		size_t avail, left;
+		const uint8_t *code = binary_code(b, a, &avail);
+		uint64_t n = ip_count(ips, nr, a);
+
+		if (n > most)
+			most = n;
+		if (!code)
+			break;
+		left = avail < end - a ? avail : end - a;
+		if (!cs_disasm_iter(cs, &code, &left, &a, in) ||
+		    cs_insn_group(cs, in, CS_GRP_JUMP) || cs_insn_group(cs, in, CS_GRP_RET) ||
+		    cs_insn_group(cs, in, CS_GRP_INT) || in->id == X86_INS_UD2 ||
+		    in->id == X86_INS_HLT)
+			break;
+	}
+	return most;
+}
+
 static int generate_ip(struct sample_profile *p, const struct pg_count *ips, size_t nr,
 		       const struct binary *b, struct pg_generate_stats *st)
 {
 	struct dwarf_frame frames[MAX_FRAMES];
 	struct span_cache span = SPAN_CACHE_EMPTY;
+	uint64_t filled = 1;		/* the start of the function range done last */
+	cs_insn *in = NULL;
+	csh cs;
+	int err = 0;
 
-	for (size_t i = 0; i < nr; i++) {
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return sbx_error(-EINVAL, "capstone cannot disassemble x86-64");
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	if (!(in = cs_malloc(cs))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < nr && !err; i++) {
 		const struct pg_count *c = &ips[i];
-		struct sp_func *f;
-		struct sp_body *body;
 		uint64_t n = c->n;
 
 		if (!b->dwarf) {
 			const struct symbol *sym = symbol_at(b, c->a);
+			struct sp_func *f;
+			struct sp_body *body;
 
 			if (!sym) {
 				st->no_function += n;
@@ -318,8 +401,16 @@ static int generate_ip(struct sample_profile *p, const struct pg_count *ips, siz
 			}
 			f = sample_profile_func(p, sym->name);
 			body = f ? sp_func_body(f, (struct sp_loc){ 0, 0 }) : NULL;
-			if (!body)
-				return sbx_error(-ENOMEM, "out of memory");
+			if (!body) {
+				err = -ENOMEM;
+				break;
+			}
+			if (sym->start != filled) {
+				uint64_t end = sym->size ? sym->start + sym->size : UINT64_MAX;
+
+				filled = sym->start;
+				f->head += entry_block_count(cs, in, b, sym->start, end, ips, nr);
+			}
 			f->total += n;
 			if (n > body->count)
 				body->count = n;
@@ -327,9 +418,31 @@ static int generate_ip(struct sample_profile *p, const struct pg_count *ips, siz
 			continue;
 		}
 		if (!span_has(&span, c->a)) {
+			const struct dwarf_func *fn = c->a == UINT64_MAX ? NULL
+						    : dwarf_info_function_at(b->dwarf, c->a);
+
+			/*
+			 * a function's range, first sampled: its zeros and its head
+			 * count (functions of one name, static ones of several
+			 * units, add up as their totals do)
+			 */
+			if (fn && fn->start != filled) {
+				struct sp_func *top = sample_profile_func(p, fn->name);
+
+				filled = fn->start;
+				if (!top || zero_fill(p, b, fn->start, fn->end)) {
+					err = -ENOMEM;
+					break;
+				}
+				if (fn->entry >= fn->start && fn->entry < fn->end)
+					top->head += entry_block_count(cs, in, b, fn->entry, fn->end,
+								      ips, nr);
+			}
 			span.nf = frames_span(b, c->a, frames, &span.why, span.addr);
-			if (span.nf && span_fill(&span, p, frames, span.nf))
-				return sbx_error(-ENOMEM, "out of memory");
+			if (span.nf && span_fill(&span, p, frames, span.nf)) {
+				err = -ENOMEM;
+				break;
+			}
 		}
 		if (!span.nf) {
 			count_missing(st, span.why, n);
@@ -339,7 +452,11 @@ static int generate_ip(struct sample_profile *p, const struct pg_count *ips, siz
 		span_count(&span, n, n);
 		st->samples += n;
 	}
-	return 0;
+out:
+	if (in)
+		cs_free(in, 1);
+	cs_close(&cs);
+	return err == -ENOMEM ? sbx_error(err, "out of memory") : err;
 }
 
 /*
