@@ -22,9 +22,13 @@
 #              against sample-g0 is what the call chains are worth, apart from
 #              the noise of two sets of recordings
 #   instr      instrumented PGO (-fprofile-instr-generate, then -use): the upper bound
-# then runs them interleaved and prints the minimum time of each, and the share
-# of instr's gain over base that each sample profile recovers (with several
-# profiles: each, and their mean).
+# then runs them interleaved, in a new random order each round, and prints the
+# minimum time of each, and the share of instr's gain over base that each
+# sample profile recovers (with several profiles: each, and their mean).
+# base is timed a second time as base-again: its "gain" is the noise of the
+# measurement, in the same units. On a shared cloud host the run time of one
+# binary can move by half between minutes, so take several profiles and many
+# runs before reading anything into one figure.
 set -eu
 cd "$(dirname "$0")/../.."
 RUNS=${1:-5}
@@ -64,11 +68,14 @@ rm -f "$work"/instr-*.profraw
 build instr -fprofile-instr-use="$work/instr.profdata"
 builds="$builds instr"
 
-# interleaved runs: the machine's drift hits every build alike
+# interleaved runs in a new order each round: the machine's drift hits every build alike
+cp "$work/base" "$work/base-again"
+builds="$builds base-again"
 declare -A best
 for b in $builds; do best[$b]=999; done
 for ((r = 0; r < RUNS; r++)); do
-	for b in $builds; do
+	# shellcheck disable=SC2086
+	for b in $(printf '%s\n' $builds | shuf); do
 		s=$(date +%s.%N)
 		"$work/$b" >/dev/null
 		e=$(date +%s.%N)
@@ -82,6 +89,7 @@ for b in $builds; do
 done
 gain() { echo "scale=1; 100 * (${best[base]} - ${best[$1]}) / (${best[base]} - ${best[instr]})" | bc; }
 echo "instr: base $(echo "scale=1; 100 * (${best[base]} - ${best[instr]}) / ${best[base]}" | bc)% faster"
+echo "noise: base-again \"recovers\" $(gain base-again)% (the same binary: 0 on a quiet machine)"
 for k in $kinds; do
 	all= sum=0
 	for ((p = 1; p <= PROFILES; p++)); do
