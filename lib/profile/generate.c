@@ -264,6 +264,7 @@ struct span_cache {
 	struct sp_func *levels[MAX_FRAMES];
 	struct sp_body *body;
 	uint32_t dup;			/* the line's duplication factor */
+	const char *top_name;		/* levels[0]'s frame name, as the frames give it */
 };
 
 #define SPAN_CACHE_EMPTY	{ .addr = { 1, 0 } }
@@ -277,10 +278,13 @@ static bool span_has(const struct span_cache *c, uint64_t addr)
 static int span_fill(struct span_cache *c, struct sample_profile *p,
 		     const struct dwarf_frame *frames, size_t nf)
 {
-	struct sp_func *f = sample_profile_func(p, frames[0].func);
+	/* the function of the span before, as a rule: its name need not be hashed again */
+	struct sp_func *f = c->top_name == frames[0].func && c->levels[0]
+				    ? c->levels[0] : sample_profile_func(p, frames[0].func);
 
 	c->nf = nf;
 	c->levels[0] = f;
+	c->top_name = frames[0].func;
 	for (size_t k = 1; f && k < nf; k++)
 		c->levels[k] = f = sp_func_inlinee(p, f, frame_loc(&frames[k - 1]), frames[k].func);
 	c->body = f ? sp_func_body(f, frame_loc(&frames[nf - 1])) : NULL;
@@ -295,26 +299,6 @@ static void span_count(const struct span_cache *c, uint64_t total, uint64_t n)
 		c->levels[k]->total += total;
 	if (n * c->dup > c->body->count)
 		c->body->count = n * c->dup;
-}
-
-/*
- * A line of [start, end) without samples gets a count of 0, as llvm-profgen
- * gives every line of a function that its ranges touch: clang takes a
- * missing line for unknown and infers its weight from its neighbours', but
- * a 0 for cold.
- */
-static int zero_fill(struct sample_profile *p, const struct binary *b, uint64_t start,
-		     uint64_t end)
-{
-	struct dwarf_frame frames[MAX_FRAMES];
-	struct span_cache span = SPAN_CACHE_EMPTY;
-
-	for (uint64_t a = start; a < end; a = span.addr[1] > a ? span.addr[1] : a + 1) {
-		span.nf = frames_span(b, a, frames, &span.why, span.addr);
-		if (span.nf && span_fill(&span, p, frames, span.nf))
-			return -ENOMEM;
-	}
-	return 0;
 }
 
 /* The count of address a in ips (sorted by address), 0 when it has none. */
@@ -369,12 +353,51 @@ static uint64_t entry_block_count(csh cs, cs_insn *in, const struct binary *b, u
 	return most;
 }
 
-static int generate_ip(struct sample_profile *p, const struct pg_count *ips, size_t nr,
-		       const struct binary *b, struct pg_generate_stats *st)
+/*
+ * The samples of one function range, ips[*i] on (sorted, the first in fn):
+ * the range's rows are walked from its start, so that every line of it gets
+ * a body record, 0 when it took no sample, as llvm-profgen gives every line
+ * of a function its ranges touch (clang takes a missing line for unknown
+ * and infers its weight from its neighbours', but a 0 for cold), and the
+ * samples of each row count for its line on the way.
+ */
+static int function_ips(struct sample_profile *p, const struct binary *b,
+			const struct dwarf_func *fn, const struct pg_count *ips, size_t nr,
+			size_t *i, struct pg_generate_stats *st)
 {
 	struct dwarf_frame frames[MAX_FRAMES];
 	struct span_cache span = SPAN_CACHE_EMPTY;
-	uint64_t filled = 1;		/* the start of the function range done last */
+
+	for (uint64_t a = fn->start; a < fn->end; a = span.addr[1]) {
+		/* frames_span() without its function lookup: a is in fn */
+		span.nf = dwarf_info_frames_span(b->dwarf, a, frames, MAX_FRAMES, span.addr);
+		if (span.nf && !frames[span.nf - 1].line)
+			span.nf = 0;
+		span.why = PG_NO_LINE;
+		if (span.nf && span_fill(&span, p, frames, span.nf))
+			return -ENOMEM;
+		/* a row that runs past the function's end is its to the end only */
+		if (span.addr[1] <= a)
+			span.addr[1] = a + 1;
+		else if (span.addr[1] > fn->end)
+			span.addr[1] = fn->end;
+		for (; *i < nr && ips[*i].a < span.addr[1]; ++*i) {
+			if (!span.nf) {
+				count_missing(st, span.why, ips[*i].n);
+				continue;
+			}
+			/* the count is the total of every level; the line's count, the maximum */
+			span_count(&span, ips[*i].n, ips[*i].n);
+			st->samples += ips[*i].n;
+		}
+	}
+	return 0;
+}
+
+static int generate_ip(struct sample_profile *p, const struct pg_count *ips, size_t nr,
+		       const struct binary *b, struct pg_generate_stats *st)
+{
+	uint64_t filled = 1;		/* the start of the symbol done last */
 	cs_insn *in = NULL;
 	csh cs;
 	int err = 0;
@@ -386,7 +409,7 @@ static int generate_ip(struct sample_profile *p, const struct pg_count *ips, siz
 		err = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < nr && !err; i++) {
+	for (size_t i = 0; i < nr && !err;) {
 		const struct pg_count *c = &ips[i];
 		uint64_t n = c->n;
 
@@ -395,6 +418,7 @@ static int generate_ip(struct sample_profile *p, const struct pg_count *ips, siz
 			struct sp_func *f;
 			struct sp_body *body;
 
+			i++;
 			if (!sym) {
 				st->no_function += n;
 				continue;
@@ -415,42 +439,34 @@ static int generate_ip(struct sample_profile *p, const struct pg_count *ips, siz
 			if (n > body->count)
 				body->count = n;
 			st->samples += n;
-			continue;
-		}
-		if (!span_has(&span, c->a)) {
+		} else {
 			const struct dwarf_func *fn = c->a == UINT64_MAX ? NULL
 						    : dwarf_info_function_at(b->dwarf, c->a);
+			struct sp_func *top;
 
-			/*
-			 * a function's range, first sampled: its zeros and its head
-			 * count (functions of one name, static ones of several
-			 * units, add up as their totals do)
-			 */
-			if (fn && fn->start != filled) {
-				struct sp_func *top = sample_profile_func(p, fn->name);
-
-				filled = fn->start;
-				if (!top || zero_fill(p, b, fn->start, fn->end)) {
-					err = -ENOMEM;
-					break;
-				}
-				if (fn->entry >= fn->start && fn->entry < fn->end)
-					top->head += entry_block_count(cs, in, b, fn->entry, fn->end,
-								      ips, nr);
+			if (!fn) {
+				st->no_function += n;
+				i++;
+				continue;
 			}
-			span.nf = frames_span(b, c->a, frames, &span.why, span.addr);
-			if (span.nf && span_fill(&span, p, frames, span.nf)) {
+			/*
+			 * the head count, where the range holds the entry (functions
+			 * of one name, static ones of several units, add up as their
+			 * totals do)
+			 */
+			if (!(top = sample_profile_func(p, fn->name))) {
 				err = -ENOMEM;
 				break;
 			}
+			if (fn->entry >= fn->start && fn->entry < fn->end)
+				top->head += entry_block_count(cs, in, b, fn->entry, fn->end, ips, nr);
+			err = function_ips(p, b, fn, ips, nr, &i, st);
+			/* a range that does not hold the address it was found for */
+			if (!err && &ips[i] == c) {
+				st->no_function += n;
+				i++;
+			}
 		}
-		if (!span.nf) {
-			count_missing(st, span.why, n);
-			continue;
-		}
-		/* the count is the total of every level; the line's count, the maximum */
-		span_count(&span, n, n);
-		st->samples += n;
 	}
 out:
 	if (in)

@@ -79,6 +79,9 @@ struct dwarf_info {
 	} *cus;
 	size_t nr_cus, cap_cus;
 	struct hashmap rows;		/* struct cu_rows, by the CU's DIE offset */
+	/* row_above()'s last answer: readers of sorted addresses ask for it or the next */
+	const struct cu_rows *last_rows;
+	size_t last_above;
 };
 
 /*
@@ -657,11 +660,24 @@ static const struct cu_rows *rows_at(struct dwarf_info *d, uint64_t addr, bool *
 	return cu_rows(d, &cu);
 }
 
+/* Is k the index of the first row of r above addr? */
+static bool is_row_above(const struct cu_rows *r, size_t k, uint64_t addr)
+{
+	return k <= r->nr && (k == 0 || r->addr[k - 1] <= addr) && (k == r->nr || r->addr[k] > addr);
+}
+
 /* The index of the first row of r above addr. */
-static size_t row_above(const struct cu_rows *r, uint64_t addr)
+static size_t row_above(struct dwarf_info *d, const struct cu_rows *r, uint64_t addr)
 {
 	size_t a = 0, b = r->nr;
 
+	if (d->last_rows == r) {
+		if (is_row_above(r, d->last_above, addr))
+			return d->last_above;
+		if (is_row_above(r, d->last_above + 1, addr))
+			return ++d->last_above;
+	}
+	d->last_rows = r;
 	while (a < b) {
 		size_t m = a + (b - a) / 2;
 
@@ -670,6 +686,7 @@ static size_t row_above(const struct cu_rows *r, uint64_t addr)
 		else
 			b = m;
 	}
+	d->last_above = a;
 	return a;
 }
 
@@ -729,7 +746,7 @@ size_t dwarf_info_frames_span(struct dwarf_info *d, uint64_t addr, struct dwarf_
 	rows = rows_at(d, addr, &found);
 	if (!found)
 		return 0;
-	above = rows ? row_above(rows, addr) : 0;
+	above = rows ? row_above(d, rows, addr) : 0;
 	if (span) {
 		/* up to the next function's start: ranges may nest */
 		size_t i = RANGES_FIND_LAST_LE(d->funcs, d->nr_funcs, start, addr);
