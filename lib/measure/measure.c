@@ -973,11 +973,22 @@ out:
 }
 
 /*
+ * An attempt to keep: its TSC ratio did not drift, and (when the K runs are
+ * taken from the 2K runs) the difference is above 0. The 2K copies cannot
+ * take less time than K of them: a difference at or below 0 is the noise of
+ * a loaded machine, not a measurement.
+ */
+static bool steady(const struct measure_result *t, const struct measure_opts *o)
+{
+	return fabs(t->drift) <= MAX_DRIFT && (o->no_diff || !(t->values[0].value <= 0));
+}
+
+/*
  * measure_one() with the TSC checked against the lowest ratio seen so far
  * (*o->tsc_reference): a child whose calibration chain ran slow (another
- * thread on the same core, as on a loaded SMT host) or drifted by more than
- * 2% is measured again, up to twice, and the steadiest attempt with the
- * lowest ratio is kept.
+ * thread on the same core, as on a loaded SMT host), drifted by more than
+ * 2% or measured a difference at or below 0 is measured again, up to
+ * twice, and the steadiest attempt with the lowest ratio is kept.
  */
 static int measure_checked(const struct snippet *s, const struct measure_opts *o,
 			   enum measure_repetition rep, enum counter_kind ck,
@@ -999,12 +1010,11 @@ static int measure_checked(const struct snippet *s, const struct measure_opts *o
 			best = t;
 			break;
 		}
-		/* steady (no drift) beats unsteady; then the lower ratio */
-		if (i == 0 || (fabs(t.drift) <= MAX_DRIFT) > (fabs(best.drift) <= MAX_DRIFT) ||
-		    ((fabs(t.drift) <= MAX_DRIFT) == (fabs(best.drift) <= MAX_DRIFT) &&
-		     t.tsc_per_cycle < best.tsc_per_cycle))
+		/* steady beats unsteady; then the lower ratio */
+		if (i == 0 || steady(&t, o) > steady(&best, o) ||
+		    (steady(&t, o) == steady(&best, o) && t.tsc_per_cycle < best.tsc_per_cycle))
 			best = t;
-		if (!first && fabs(best.drift) <= MAX_DRIFT && best.tsc_per_cycle <= *ref * 1.03) {
+		if (!first && steady(&best, o) && best.tsc_per_cycle <= *ref * 1.03) {
 			done++;
 			break;
 		}
