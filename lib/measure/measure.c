@@ -973,14 +973,15 @@ out:
 }
 
 /*
- * An attempt to keep: its TSC ratio did not drift, and (when the K runs are
- * taken from the 2K runs) the difference is above 0. The 2K copies cannot
- * take less time than K of them: a difference at or below 0 is the noise of
- * a loaded machine, not a measurement.
+ * How good an attempt is: 2 for a TSC ratio that did not drift, plus 1
+ * for a difference above 0 when the K runs are taken from the 2K runs
+ * (2K copies cannot take less time than K of them: a difference at or
+ * below 0 is the noise of a loaded machine). An attempt of rank 3 is
+ * steady.
  */
-static bool steady(const struct measure_result *t, const struct measure_opts *o)
+static int attempt_rank(const struct measure_result *t, const struct measure_opts *o)
 {
-	return fabs(t->drift) <= MAX_DRIFT && (o->no_diff || !(t->values[0].value <= 0));
+	return 2 * (fabs(t->drift) <= MAX_DRIFT) + (o->no_diff || !(t->values[0].value <= 0));
 }
 
 /*
@@ -988,7 +989,7 @@ static bool steady(const struct measure_result *t, const struct measure_opts *o)
  * (*o->tsc_reference): a child whose calibration chain ran slow (another
  * thread on the same core, as on a loaded SMT host), drifted by more than
  * 2% or measured a difference at or below 0 is measured again, up to
- * twice, and the steadiest attempt with the lowest ratio is kept.
+ * twice, and the attempt of the highest rank with the lowest ratio is kept.
  */
 static int measure_checked(const struct snippet *s, const struct measure_opts *o,
 			   enum measure_repetition rep, enum counter_kind ck,
@@ -1010,11 +1011,12 @@ static int measure_checked(const struct snippet *s, const struct measure_opts *o
 			best = t;
 			break;
 		}
-		/* steady beats unsteady; then the lower ratio */
-		if (i == 0 || steady(&t, o) > steady(&best, o) ||
-		    (steady(&t, o) == steady(&best, o) && t.tsc_per_cycle < best.tsc_per_cycle))
+		/* the higher rank; then the lower ratio */
+		if (i == 0 || attempt_rank(&t, o) > attempt_rank(&best, o) ||
+		    (attempt_rank(&t, o) == attempt_rank(&best, o) &&
+		     t.tsc_per_cycle < best.tsc_per_cycle))
 			best = t;
-		if (!first && steady(&best, o) && best.tsc_per_cycle <= *ref * 1.03) {
+		if (!first && attempt_rank(&best, o) == 3 && best.tsc_per_cycle <= *ref * 1.03) {
 			done++;
 			break;
 		}

@@ -322,7 +322,8 @@ static uint64_t ip_count(const struct pg_count *ips, size_t nr, uint64_t a)
 /*
  * An IP-only profile has no calls to count, so its head counts are
  * estimated: the most samples an instruction of the function's entry block
- * took (from entry to the first jump or return, calls included). Each of
+ * took (from entry to the first jump, return or trap, calls included, at
+ * most ENTRY_BLOCK_MAX instructions). Each of
  * them runs once a call, and a line's count is the most samples one of its
  * instructions took, so this is the calls in the units of the body counts.
  * Without it clang takes the head count plus one, 1, for the entry count of
@@ -353,42 +354,79 @@ static uint64_t entry_block_count(csh cs, cs_insn *in, const struct binary *b, u
 	return most;
 }
 
+/* What the walk of a function's rows needs besides the profile: the samples, a disassembler. */
+struct ip_walk {
+	const struct pg_count *ips;	/* sorted by address */
+	size_t nr;
+	csh cs;				/* with details on */
+	cs_insn *in;
+	struct hashmap heads;		/* struct dwarf_func, by entry: heads counted */
+};
+
+static bool func_entry_is(const void *entry, const void *key)
+{
+	return ((const struct dwarf_func *)entry)->entry == *(const uint64_t *)key;
+}
+
 /*
- * The samples of one function range, ips[*i] on (sorted, the first in fn):
- * the range's rows are walked from its start, so that every line of it gets
- * a body record, 0 when it took no sample, as llvm-profgen gives every line
+ * The samples of one function range, w->ips[*i] on (the first in fn): the
+ * range's rows are walked from its start, so that every line of it gets a
+ * body record, 0 when it took no sample, as llvm-profgen gives every line
  * of a function its ranges touch (clang takes a missing line for unknown
  * and infers its weight from its neighbours', but a 0 for cold), and the
- * samples of each row count for its line on the way.
+ * samples of each row count for its line on the way. A function entry on
+ * the way (fn's, or that of a function nested in its range) gets its head.
  */
 static int function_ips(struct sample_profile *p, const struct binary *b,
-			const struct dwarf_func *fn, const struct pg_count *ips, size_t nr,
-			size_t *i, struct pg_generate_stats *st)
+			const struct dwarf_func *fn, struct ip_walk *w, size_t *i,
+			struct pg_generate_stats *st)
 {
 	struct dwarf_frame frames[MAX_FRAMES];
 	struct span_cache span = SPAN_CACHE_EMPTY;
 
 	for (uint64_t a = fn->start; a < fn->end; a = span.addr[1]) {
 		/* frames_span() without its function lookup: a is in fn */
-		span.nf = dwarf_info_frames_span(b->dwarf, a, frames, MAX_FRAMES, span.addr);
-		if (span.nf && !frames[span.nf - 1].line)
-			span.nf = 0;
+		size_t nf = dwarf_info_frames_span(b->dwarf, a, frames, MAX_FRAMES, span.addr);
+
+		span.nf = nf && frames[nf - 1].line ? nf : 0;
 		span.why = PG_NO_LINE;
 		if (span.nf && span_fill(&span, p, frames, span.nf))
 			return -ENOMEM;
+		if (nf) {
+			const struct dwarf_func *f = frames[0].func == fn->name
+						     ? fn : dwarf_info_function_at(b->dwarf, a);
+
+			/* once a function: a nested one's range may be walked on its own first */
+			if (f && f->entry >= a && f->entry < span.addr[1] &&
+			    !hashmap_get(&w->heads, hash_u64(f->entry), func_entry_is, &f->entry)) {
+				struct sp_func *top = sample_profile_func(p, f->name);
+
+				if (!top || hashmap_put(&w->heads, hash_u64(f->entry), (void *)f))
+					return -ENOMEM;
+				top->head += entry_block_count(w->cs, w->in, b, f->entry, f->end,
+							       w->ips, w->nr);
+			}
+		} else {
+			/* no rows here at all: nothing to fill up to the next sample */
+			uint64_t next = *i < w->nr && w->ips[*i].a < fn->end ? w->ips[*i].a : fn->end;
+
+			span.addr[1] = next;
+		}
 		/* a row that runs past the function's end is its to the end only */
 		if (span.addr[1] <= a)
 			span.addr[1] = a + 1;
 		else if (span.addr[1] > fn->end)
 			span.addr[1] = fn->end;
-		for (; *i < nr && ips[*i].a < span.addr[1]; ++*i) {
+		for (; *i < w->nr && w->ips[*i].a < span.addr[1]; ++*i) {
+			const struct pg_count *c = &w->ips[*i];
+
 			if (!span.nf) {
-				count_missing(st, span.why, ips[*i].n);
+				count_missing(st, span.why, c->n);
 				continue;
 			}
 			/* the count is the total of every level; the line's count, the maximum */
-			span_count(&span, ips[*i].n, ips[*i].n);
-			st->samples += ips[*i].n;
+			span_count(&span, c->n, c->n);
+			st->samples += c->n;
 		}
 	}
 	return 0;
@@ -397,15 +435,14 @@ static int function_ips(struct sample_profile *p, const struct binary *b,
 static int generate_ip(struct sample_profile *p, const struct pg_count *ips, size_t nr,
 		       const struct binary *b, struct pg_generate_stats *st)
 {
-	uint64_t filled = 1;		/* the start of the symbol done last */
-	cs_insn *in = NULL;
-	csh cs;
+	struct ip_walk w = { .ips = ips, .nr = nr, .heads = HASHMAP_INIT };
+	const struct symbol *last = NULL;	/* the symbol with a head count, last */
 	int err = 0;
 
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &w.cs) != CS_ERR_OK)
 		return sbx_error(-EINVAL, "capstone cannot disassemble x86-64");
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	if (!(in = cs_malloc(cs))) {
+	cs_option(w.cs, CS_OPT_DETAIL, CS_OPT_ON);
+	if (!(w.in = cs_malloc(w.cs))) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -429,11 +466,12 @@ static int generate_ip(struct sample_profile *p, const struct pg_count *ips, siz
 				err = -ENOMEM;
 				break;
 			}
-			if (sym->start != filled) {
+			/* functions of one name (static ones) add up, as their totals do */
+			if (sym != last) {
 				uint64_t end = sym->size ? sym->start + sym->size : UINT64_MAX;
 
-				filled = sym->start;
-				f->head += entry_block_count(cs, in, b, sym->start, end, ips, nr);
+				last = sym;
+				f->head += entry_block_count(w.cs, w.in, b, sym->start, end, ips, nr);
 			}
 			f->total += n;
 			if (n > body->count)
@@ -442,26 +480,10 @@ static int generate_ip(struct sample_profile *p, const struct pg_count *ips, siz
 		} else {
 			const struct dwarf_func *fn = c->a == UINT64_MAX ? NULL
 						    : dwarf_info_function_at(b->dwarf, c->a);
-			struct sp_func *top;
 
-			if (!fn) {
-				st->no_function += n;
-				i++;
-				continue;
-			}
-			/*
-			 * the head count, where the range holds the entry (functions
-			 * of one name, static ones of several units, add up as their
-			 * totals do)
-			 */
-			if (!(top = sample_profile_func(p, fn->name))) {
-				err = -ENOMEM;
-				break;
-			}
-			if (fn->entry >= fn->start && fn->entry < fn->end)
-				top->head += entry_block_count(cs, in, b, fn->entry, fn->end, ips, nr);
-			err = function_ips(p, b, fn, ips, nr, &i, st);
-			/* a range that does not hold the address it was found for */
+			if (fn)
+				err = function_ips(p, b, fn, &w, &i, st);
+			/* no function; or (never, as a guard) a range without the address */
 			if (!err && &ips[i] == c) {
 				st->no_function += n;
 				i++;
@@ -469,9 +491,10 @@ static int generate_ip(struct sample_profile *p, const struct pg_count *ips, siz
 		}
 	}
 out:
-	if (in)
-		cs_free(in, 1);
-	cs_close(&cs);
+	hashmap_release(&w.heads);
+	if (w.in)
+		cs_free(w.in, 1);
+	cs_close(&w.cs);
 	return err == -ENOMEM ? sbx_error(err, "out of memory") : err;
 }
 
