@@ -82,6 +82,9 @@ struct dwarf_info {
 	/* row_above()'s last answer: readers of sorted addresses ask for it or the next */
 	const struct cu_rows *last_rows;
 	size_t last_above;
+	size_t last_func;		/* func_index()'s, for the same reason */
+	struct inl_tree *last_tree;	/* inline_tree()'s last answer */
+	size_t last_bound;		/* bound_above()'s, in last_tree */
 };
 
 /*
@@ -402,9 +405,30 @@ size_t dwarf_info_functions(struct dwarf_info *d, const struct dwarf_func **func
 	return d->nr_funcs;
 }
 
+/* Is i the last function (by start) that starts at or below addr? */
+static bool is_func_index(const struct dwarf_info *d, size_t i, uint64_t addr)
+{
+	return i < d->nr_funcs && d->funcs[i].start <= addr &&
+	       (i + 1 == d->nr_funcs || d->funcs[i + 1].start > addr);
+}
+
+/*
+ * RANGES_FIND_LAST_LE over the functions (nr_funcs when none starts at or
+ * below addr), trying the last answer and the next one first.
+ */
+static size_t func_index(struct dwarf_info *d, uint64_t addr)
+{
+	if (is_func_index(d, d->last_func, addr))
+		return d->last_func;
+	if (is_func_index(d, d->last_func + 1, addr))
+		return ++d->last_func;
+	d->last_func = RANGES_FIND_LAST_LE(d->funcs, d->nr_funcs, start, addr);
+	return d->last_func;
+}
+
 const struct dwarf_func *dwarf_info_function_at(struct dwarf_info *d, uint64_t addr)
 {
-	size_t i = RANGES_FIND_LAST_LE(d->funcs, d->nr_funcs, start, addr);
+	size_t i = func_index(d, addr);
 
 	/* ranges may nest (a function inside another's range): look back a little */
 	for (size_t k = 0; i < d->nr_funcs && k < 8; k++, i--) {
@@ -483,7 +507,8 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The first bound above addr (nr_bound when none is). */
-static size_t bound_above(const struct inl_tree *t, uint64_t addr)
+/* The index of the first bound of t above addr. */
+static size_t bound_search(const struct inl_tree *t, uint64_t addr)
 {
 	size_t a = 0, b = t->nr_bound;
 
@@ -496,6 +521,26 @@ static size_t bound_above(const struct inl_tree *t, uint64_t addr)
 			b = m;
 	}
 	return a;
+}
+
+/* Is k the index of the first bound of t above addr? */
+static bool is_bound_above(const struct inl_tree *t, size_t k, uint64_t addr)
+{
+	return k <= t->nr_bound && (k == 0 || t->bound[k - 1] <= addr) &&
+	       (k == t->nr_bound || t->bound[k] > addr);
+}
+
+/* bound_search(), trying the last answer in the same tree and the next first */
+static size_t bound_above(struct dwarf_info *d, const struct inl_tree *t, uint64_t addr)
+{
+	if (d->last_tree == t) {
+		if (is_bound_above(t, d->last_bound, addr))
+			return d->last_bound;
+		if (is_bound_above(t, d->last_bound + 1, addr))
+			return ++d->last_bound;
+	}
+	d->last_bound = bound_search(t, addr);
+	return d->last_bound;
 }
 
 /*
@@ -529,7 +574,7 @@ static void inline_segments(struct inl_tree *t)
 	for (size_t i = 0; i < t->nr; i++) {
 		const struct inl_node *node = &t->nodes[i];
 
-		for (size_t k = bound_above(t, node->lo) - 1; k < t->nr_bound &&
+		for (size_t k = bound_search(t, node->lo) - 1; k < t->nr_bound &&
 		     t->bound[k] < node->hi; k++)
 			if (t->inner[k] < 0 || node->depth > t->nodes[t->inner[k]].depth)
 				t->inner[k] = (int32_t)i;
@@ -539,11 +584,14 @@ static void inline_segments(struct inl_tree *t)
 /* The inline tree of the function whose DIE is at off, walked on first use. */
 static struct inl_tree *inline_tree(struct dwarf_info *d, uint64_t off)
 {
-	struct inl_tree *t = hashmap_get(&d->trees, hash_u64(off), tree_of, &off);
+	struct inl_tree *t = d->last_tree && d->last_tree->die == off
+				     ? d->last_tree : hashmap_get(&d->trees, hash_u64(off), tree_of, &off);
 	Dwarf_Die die;
 
-	if (t)
+	if (t) {
+		d->last_tree = t;
 		return t->failed ? NULL : t;
+	}
 	t = calloc(1, sizeof(*t));
 	if (!t || hashmap_put(&d->trees, hash_u64(off), t)) {
 		free(t);
@@ -553,6 +601,7 @@ static struct inl_tree *inline_tree(struct dwarf_info *d, uint64_t off)
 	if (dwarf_offdie(d->dbg, off, &die))
 		walk_inlines(d, t, &die, -1, 0);
 	inline_segments(t);
+	d->last_tree = t;
 	return t->failed ? NULL : t;
 }
 
@@ -749,7 +798,7 @@ size_t dwarf_info_frames_span(struct dwarf_info *d, uint64_t addr, struct dwarf_
 	above = rows ? row_above(d, rows, addr) : 0;
 	if (span) {
 		/* up to the next function's start: ranges may nest */
-		size_t i = RANGES_FIND_LAST_LE(d->funcs, d->nr_funcs, start, addr);
+		size_t i = func_index(d, addr);
 
 		span[0] = &d->funcs[i] == fn ? fn->start : addr;
 		span[1] = fn->end;
@@ -780,7 +829,7 @@ size_t dwarf_info_frames_span(struct dwarf_info *d, uint64_t addr, struct dwarf_
 	}
 	/* the innermost inlined subroutine holding addr (then its parents), and its stretch */
 	if (t->nr_bound) {
-		size_t k = bound_above(t, addr);
+		size_t k = bound_above(d, t, addr);
 
 		if (k > 0 && k < t->nr_bound && t->inner[k - 1] >= 0)
 			inner = &t->nodes[t->inner[k - 1]];
