@@ -506,8 +506,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The first bound above addr (nr_bound when none is). */
-/* The index of the first bound of t above addr. */
+/* The index of the first bound of t above addr (nr_bound when none is). */
 static size_t bound_search(const struct inl_tree *t, uint64_t addr)
 {
 	size_t a = 0, b = t->nr_bound;
