@@ -146,11 +146,7 @@ within() {
 	[ -n "$after" ]
 	[ -n "$body" ]
 	# 4 at the entry and 9 at the jump that ends the block; more after it, outside the block
-	printf '4 work
-9 work+0x%x
-40 work+0x%x
-100 work+0x%x
-' $((0x$last - 0x$work)) \
+	printf '4 work\n9 work+0x%x\n40 work+0x%x\n100 work+0x%x\n' $((0x$last - 0x$work)) \
 		$((0x$after - 0x$work)) $((0x$body - 0x$work)) | "$GENLBR" -g -o ip.data -b "$W"
 	run -0 --separate-stderr sbx profgen --binary "$W" -o ip.prof ip.data
 	run -0 grep -E '^work:[0-9]+:9$' ip.prof
