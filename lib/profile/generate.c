@@ -304,17 +304,9 @@ static void span_count(const struct span_cache *c, uint64_t total, uint64_t n)
 /* The count of address a in ips (sorted by address), 0 when it has none. */
 static uint64_t ip_count(const struct pg_count *ips, size_t nr, uint64_t a)
 {
-	size_t lo = 0, hi = nr;
+	size_t i = RANGES_FIND_LAST_LE(ips, nr, a, a);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ips[mid].a < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < nr && ips[lo].a == a ? ips[lo].n : 0;
+	return i < nr && ips[i].a == a ? ips[i].n : 0;
 }
 
 #define ENTRY_BLOCK_MAX	64	/* instructions looked at for an entry block */

@@ -79,12 +79,14 @@ struct dwarf_info {
 	} *cus;
 	size_t nr_cus, cap_cus;
 	struct hashmap rows;		/* struct cu_rows, by the CU's DIE offset */
-	/* row_above()'s last answer: readers of sorted addresses ask for it or the next */
-	const struct cu_rows *last_rows;
-	size_t last_above;
-	size_t last_func;		/* func_index()'s, for the same reason */
-	struct inl_tree *last_tree;	/* inline_tree()'s last answer */
-	size_t last_bound;		/* bound_above()'s, in last_tree */
+	/*
+	 * The last answers of the lookups of a span: readers of sorted
+	 * addresses ask for the same or the next (first_above() hints)
+	 */
+	size_t last_above;		/* the row */
+	size_t last_func;		/* func_index() */
+	struct inl_tree *last_tree;	/* inline_tree() */
+	size_t last_bound;		/* the inline tree's bound */
 };
 
 /*
@@ -506,15 +508,15 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The index of the first bound of t above addr (nr_bound when none is). */
-static size_t bound_search(const struct inl_tree *t, uint64_t addr)
+/* The index of the first of v[0..n) (sorted) above key; n when none is. */
+static size_t sorted_above(const uint64_t *v, size_t n, uint64_t key)
 {
-	size_t a = 0, b = t->nr_bound;
+	size_t a = 0, b = n;
 
 	while (a < b) {
 		size_t m = a + (b - a) / 2;
 
-		if (t->bound[m] <= addr)
+		if (v[m] <= key)
 			a = m + 1;
 		else
 			b = m;
@@ -522,24 +524,17 @@ static size_t bound_search(const struct inl_tree *t, uint64_t addr)
 	return a;
 }
 
-/* Is k the index of the first bound of t above addr? */
-static bool is_bound_above(const struct inl_tree *t, size_t k, uint64_t addr)
+/*
+ * sorted_above(), trying *hint and the one after it first; *hint becomes
+ * the answer. A hint is checked against v before it is taken, so one left
+ * from another array costs only the search.
+ */
+static size_t first_above(const uint64_t *v, size_t n, uint64_t key, size_t *hint)
 {
-	return k <= t->nr_bound && (k == 0 || t->bound[k - 1] <= addr) &&
-	       (k == t->nr_bound || t->bound[k] > addr);
-}
-
-/* bound_search(), trying the last answer in the same tree and the next first */
-static size_t bound_above(struct dwarf_info *d, const struct inl_tree *t, uint64_t addr)
-{
-	if (d->last_tree == t) {
-		if (is_bound_above(t, d->last_bound, addr))
-			return d->last_bound;
-		if (is_bound_above(t, d->last_bound + 1, addr))
-			return ++d->last_bound;
-	}
-	d->last_bound = bound_search(t, addr);
-	return d->last_bound;
+	for (size_t k = *hint; k <= *hint + 1; k++)
+		if (k <= n && (k == 0 || v[k - 1] <= key) && (k == n || v[k] > key))
+			return *hint = k;
+	return *hint = sorted_above(v, n, key);
 }
 
 /*
@@ -573,7 +568,7 @@ static void inline_segments(struct inl_tree *t)
 	for (size_t i = 0; i < t->nr; i++) {
 		const struct inl_node *node = &t->nodes[i];
 
-		for (size_t k = bound_search(t, node->lo) - 1; k < t->nr_bound &&
+		for (size_t k = sorted_above(t->bound, t->nr_bound, node->lo) - 1; k < t->nr_bound &&
 		     t->bound[k] < node->hi; k++)
 			if (t->inner[k] < 0 || node->depth > t->nodes[t->inner[k]].depth)
 				t->inner[k] = (int32_t)i;
@@ -708,36 +703,6 @@ static const struct cu_rows *rows_at(struct dwarf_info *d, uint64_t addr, bool *
 	return cu_rows(d, &cu);
 }
 
-/* Is k the index of the first row of r above addr? */
-static bool is_row_above(const struct cu_rows *r, size_t k, uint64_t addr)
-{
-	return k <= r->nr && (k == 0 || r->addr[k - 1] <= addr) && (k == r->nr || r->addr[k] > addr);
-}
-
-/* The index of the first row of r above addr. */
-static size_t row_above(struct dwarf_info *d, const struct cu_rows *r, uint64_t addr)
-{
-	size_t a = 0, b = r->nr;
-
-	if (d->last_rows == r) {
-		if (is_row_above(r, d->last_above, addr))
-			return d->last_above;
-		if (is_row_above(r, d->last_above + 1, addr))
-			return ++d->last_above;
-	}
-	d->last_rows = r;
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-
-		if (r->addr[m] <= addr)
-			a = m + 1;
-		else
-			b = m;
-	}
-	d->last_above = a;
-	return a;
-}
-
 void dwarf_info_preload(struct dwarf_info *d, const atomic_bool *stop)
 {
 	for (size_t i = 0; i < d->nr_cus && !atomic_load_explicit(stop, memory_order_relaxed); i++) {
@@ -794,7 +759,7 @@ size_t dwarf_info_frames_span(struct dwarf_info *d, uint64_t addr, struct dwarf_
 	rows = rows_at(d, addr, &found);
 	if (!found)
 		return 0;
-	above = rows ? row_above(d, rows, addr) : 0;
+	above = rows ? first_above(rows->addr, rows->nr, addr, &d->last_above) : 0;
 	if (span) {
 		/* up to the next function's start: ranges may nest */
 		size_t i = func_index(d, addr);
@@ -828,7 +793,7 @@ size_t dwarf_info_frames_span(struct dwarf_info *d, uint64_t addr, struct dwarf_
 	}
 	/* the innermost inlined subroutine holding addr (then its parents), and its stretch */
 	if (t->nr_bound) {
-		size_t k = bound_above(d, t, addr);
+		size_t k = first_above(t->bound, t->nr_bound, addr, &d->last_bound);
 
 		if (k > 0 && k < t->nr_bound && t->inner[k - 1] >= 0)
 			inner = &t->nodes[t->inner[k - 1]];
