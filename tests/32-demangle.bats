@@ -70,7 +70,7 @@ same_rows() {
 @test "demangle: sbx report shows perf report's demangled names, rows and percentages" {
 	perf_sym_rows "$W/cx.data" > "$W/perf-rows"
 	sbx_sym_rows "$W/cx.data" > "$W/sbx-rows"
-	run -0 same_rows "$W/perf-rows" "$W/sbx-rows"
+	same_rows "$W/perf-rows" "$W/sbx-rows"	# its differing rows, if any, show in the failure
 	# the known answer, in perf's spelling: no parameters, no return type
 	run -0 sbx report --json -i "$W/cx.data" -s sym
 	area=$(echo "$output" | jq '[.[] | select(.symbol == "shapes::Square::area") | .percent] | add')
@@ -101,7 +101,7 @@ sys.exit(0 if 30 < a < 50 and 12 < s < 28 and 12 < t < 28 else 1)"
 @test "demangle: sbx report --no-demangle shows the names of perf report --no-demangle" {
 	perf_sym_rows "$W/cx.data" --no-demangle > "$W/perf-raw"
 	sbx_sym_rows "$W/cx.data" --no-demangle > "$W/sbx-raw"
-	run -0 same_rows "$W/perf-raw" "$W/sbx-raw"
+	same_rows "$W/perf-raw" "$W/sbx-raw"	# its differing rows, if any, show in the failure
 	grep -q '^_ZNK6shapes6Square4areaEm	' "$W/sbx-raw"
 	grep -q '^_ZN6shapes5twiceIlEET_m	' "$W/sbx-raw"
 	run -0 sbx report --no-demangle --json -i "$W/cx.data" -s sym
@@ -152,5 +152,5 @@ sbx_ip_sym() {
 	perf_sym_rows "$W/jit.data" > "$W/perf-jit"
 	echo "$output" | jq -r '.[] | .symbol + "\t" + (.percent|tostring)' | sort > "$W/sbx-jit"
 	grep -q '^_ZN3jit4spinEv	' "$W/perf-jit"
-	run -0 same_rows "$W/perf-jit" "$W/sbx-jit"
+	same_rows "$W/perf-jit" "$W/sbx-jit"	# its differing rows, if any, show in the failure
 }
