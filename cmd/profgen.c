@@ -549,8 +549,9 @@ static void summary_line(const struct profgen *g)
 {
 	bool first = true;
 
-	fprintf(stderr, "sbx profgen: %" PRIu64 " samples, %" PRIu64 " in the profile (%.1f%%)",
-		g->samples, g->used, g->samples ? 100.0 * g->used / g->samples : 0.0);
+	fprintf(stderr, "sbx profgen: %" PRIu64 " samples, %" PRIu64 " in the %s (%.1f%%)",
+		g->samples, g->used, g->skip_symbolization ? "raw counts" : "profile",
+		g->samples ? 100.0 * g->used / g->samples : 0.0);
 	for (int r = 0; r < PG_NR_REASONS; r++) {
 		if (!g->dropped[r])
 			continue;
@@ -617,9 +618,14 @@ static int write_output(struct profgen *g, struct sample_profile *p)
 		return error("cannot write '%s': %s", g->output, strerror(errno));
 	}
 	if (g->skip_symbolization) {
-		for (size_t i = 0; i < g->nr_targets && !err; i++)
+		for (size_t i = 0; i < g->nr_targets && !err; i++) {
+			uint64_t outside;
+
 			err = pg_write_unsymbolized(f, g->targets[i].dsos, g->targets[i].nr,
-						    g->targets[i].b);
+						    g->targets[i].b, &outside);
+			g->used -= outside;
+			g->dropped[PG_NO_FUNCTION] += outside;
+		}
 	} else if (g->json) {
 		err = print_json(g, p, f);
 	} else if (g->format == FMT_EXTBINARY) {
@@ -858,6 +864,12 @@ int cmd_profgen(int argc, char **argv)
 		goto out;
 	}
 	count_left_out(&g);
+	/* the raw counts hold every sample of the binary, before any symbol */
+	for (size_t i = 0; i < g.nr_targets && g.skip_symbolization; i++)
+		for (size_t k = 0; k < g.targets[i].nr; k++) {
+			g.used += g.targets[i].dsos[k]->samples;
+			g.lbr |= g.targets[i].dsos[k]->lbr_samples > 0;
+		}
 	for (size_t i = 0; i < g.nr_targets && !g.skip_symbolization; i++) {
 		struct pg_generate_stats st;
 		int err = pg_generate(p, g.targets[i].dsos, g.targets[i].nr, g.targets[i].b, &st);
@@ -894,7 +906,8 @@ int cmd_profgen(int argc, char **argv)
 				"refused (not on instruction boundaries, or across an unconditional "
 				"branch)\n", st.bad_ranges, st.ranges + st.bad_ranges);
 	}
-	summary_line(&g);
+	if (!g.skip_symbolization)
+		summary_line(&g);
 	if (!g.skip_symbolization && !sample_profile_nr(p)) {
 		ret = error("no function of %s got samples: nothing to write",
 			    g.nr_targets ? g.targets[0].b->path : "the binary");
@@ -902,6 +915,9 @@ int cmd_profgen(int argc, char **argv)
 	}
 write:
 	ret = write_output(&g, p);
+	/* after the raw counts, which know what had no place in them */
+	if (!ret && g.skip_symbolization && !g.unsymbolized)
+		summary_line(&g);
 out:
 	sample_profile_free(p);
 	profgen_release(&g);

@@ -101,7 +101,7 @@ within() {
 	grep -q '^loop1:' auto.prof
 }
 
-@test "profgen: the profile is IP-only AutoFDO: maxima per line, sums per function" {
+@test "profgen: IP-only profiles: bodies within their totals, heads from entry blocks; --pid keeps one process" {
 	run -0 --separate-stderr sbx profgen --binary "$W" -o two.prof "$D/two.data"
 	# loop1:TOTAL:HEAD — a total, and a head from the entry block that ran once: next to none
 	total=$(awk -F: '/^loop1:/ { print $2 }' two.prof)
@@ -265,6 +265,58 @@ within() {
 	[ ! -e x.prof ]
 }
 
+@test "profgen: --skip-symbolization of IP samples: one-instruction ranges, whose lines in llvm-profgen 19 are sbx's per-line maxima" {
+	local work
+	# every instruction of work sampled, each a different number of times
+	work=$(nm "$W" | awk '$3 == "work" { print $1 }')
+	[ -n "$work" ]
+	objdump -d --no-show-raw-insn "$W" | sed -n '/<work>:/,/^$/p' |
+		awk 'NR > 1 && NF { sub(":", "", $1); print NR, $1 }' |
+		while read -r n a; do printf '%d work+0x%x\n' "$n" $((0x$a - 0x$work)); done > ip.in
+	[ "$(wc -l < ip.in)" -gt 10 ]
+	"$GENLBR" -g -o ip.data -b "$W" < ip.in
+	run -0 --separate-stderr sbx profgen --binary "$W" --skip-symbolization -o ip.raw ip.data
+	assert_regex "${stderr_lines[-1]}" "^sbx profgen: ([0-9]+) samples, \\1 in the raw counts \\(100.0%\\) \\(IP samples\\)$"
+	# START-START:COUNT, one a sampled instruction, with its count; and no branches
+	python3 - ip.raw ip.in <<-'EOF'
+	import sys
+	lines = open(sys.argv[1]).read().split("\n")
+	r = int(lines[0])
+	counts = sorted(int(l.split()[0]) for l in open(sys.argv[2]))
+	got = []
+	for l in lines[1:r + 1]:
+	    span, n = l.split(":")
+	    a, b = span.split("-")
+	    assert a == b, l
+	    got.append(int(n))
+	assert sorted(got) == counts, (got, counts)
+	assert lines[r + 1:] == ["0", ""], lines[r + 1:]
+	EOF
+	# llvm-profgen 19 reads them (it refuses the perf.data itself), and sbx
+	# reads them as it does
+	run -0 "$PROFGEN19" --binary="$W" --unsymbolized-profile=ip.raw --format=text --output=ref.prof
+	run -0 --separate-stderr sbx profgen --binary "$W" --unsymbolized-profile ip.raw -o back.prof
+	run -0 diff ref.prof back.prof
+	# llvm-profgen takes each line's count as the maximum over its
+	# instructions: so does sbx's IP-only profile, line for line, inlined
+	# calls too. Heads and totals aside (sbx estimates heads; llvm-profgen's
+	# totals add up instructions), and line 0 (llvm-profgen's offset 65536
+	# minus the function's line; AutoFDO leaves it out)
+	run -0 --separate-stderr sbx profgen --binary "$W" -o ip.prof ip.data
+	bodies() {
+		awk '/^[^ ]/ { split($0, f, ":"); print f[1]; next }
+			{ split($1, o, "."); if ($NF ~ /^[A-Za-z_].*:[0-9]+$/) sub(/:[0-9]+$/, "")
+			  if (o[1] + 0 < 60000) print }' "$1"
+	}
+	bodies ref.prof > ref.bodies
+	bodies ip.prof > ip.bodies
+	run -0 diff ref.bodies ip.bodies
+	# a maximum, not a sum: some line has several instructions, so the
+	# lines add up to less than the samples
+	[ "$(awk '/^ / && $2 ~ /^[0-9]+$/ { s += $2 } END { print s + 0 }' ip.prof)" -lt \
+		"$(awk '{ s += $1 } END { print s }' ip.in)" ]
+}
+
 @test "profgen: branch stacks made by hand: heads, call targets and the tail call known in advance" {
 	local work_call tail_jmp
 	work_call=$(objdump -d --no-show-raw-insn "$W" | sed -n '/<work>:/,/^$/p' |
@@ -306,18 +358,22 @@ within() {
 
 @test "profgen: llvm-profdata 14 and 19 read the text and extbinary profiles alike" {
 	[ -s "$D/lbr.data" ] || { echo "swlbr could not trace"; return 1; }
-	run -0 --separate-stderr sbx profgen --binary "$W" -o p.txt "$D/lbr.data"
-	run -0 --separate-stderr sbx profgen --binary "$W" --format extbinary -o p.ext "$D/lbr.data"
-	for pd in "$PROFDATA14" "$PROFDATA19"; do
-		run -0 "$pd" show --sample p.txt
-		show_txt=$output
-		run -0 "$pd" show --sample p.ext
-		assert_equal "$output" "$show_txt"
-		# extbinary exactly as llvm-profdata writes it, and back to the same text
-		run -0 "$pd" merge --sample --extbinary p.txt -o ref.ext
-		run -0 cmp ref.ext p.ext
-		run -0 "$pd" merge --sample --text p.ext -o back.txt
-		run -0 diff p.txt back.txt
+	[ -s "$D/two.data" ] || { echo "perf record could not record"; return 1; }
+	# from branch stacks, and from IP samples
+	for data in "$D/lbr.data" "$D/two.data"; do
+		run -0 --separate-stderr sbx profgen --binary "$W" -o p.txt "$data"
+		run -0 --separate-stderr sbx profgen --binary "$W" --format extbinary -o p.ext "$data"
+		for pd in "$PROFDATA14" "$PROFDATA19"; do
+			run -0 "$pd" show --sample p.txt
+			show_txt=$output
+			run -0 "$pd" show --sample p.ext
+			assert_equal "$output" "$show_txt"
+			# extbinary exactly as llvm-profdata writes it, and back to the same text
+			run -0 "$pd" merge --sample --extbinary p.txt -o ref.ext
+			run -0 cmp ref.ext p.ext
+			run -0 "$pd" merge --sample --text p.ext -o back.txt
+			run -0 diff p.txt back.txt
+		done
 	done
 }
 

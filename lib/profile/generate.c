@@ -1410,13 +1410,51 @@ static int lbr_init(struct lbr *l, struct pg_dso *const *d, size_t nr, const str
 	return err;
 }
 
-int pg_write_unsymbolized(FILE *out, struct pg_dso *const *d, size_t nr, const struct binary *b)
+/*
+ * IP samples in llvm-profgen's unsymbolized profile: each sampled
+ * instruction a range of its own (START-START: the range ends at its last
+ * instruction), so that the instruction counts survive the format, and no
+ * branches.
+ */
+static int write_ip_ranges(FILE *out, struct pg_dso *const *d, size_t nr, const struct binary *b,
+			   uint64_t *outside)
+{
+	struct pg_count *ips = NULL;
+	size_t nr_ips = 0, n = 0;
+
+	if (merge_ips(&ips, &nr_ips, d, nr, b))
+		return sbx_error(-ENOMEM, "out of memory");
+	/* an offset outside every segment has no address to write */
+	for (size_t i = 0; i < nr_ips; i++) {
+		bool in = ips[i].a != UINT64_MAX && ips[i].a >= b->exec_base;
+
+		n += in;
+		*outside += in ? 0 : ips[i].n;
+	}
+	fprintf(out, "%zu\n", n);
+	for (size_t i = 0; i < nr_ips; i++)
+		if (ips[i].a != UINT64_MAX && ips[i].a >= b->exec_base)
+			fprintf(out, "%" PRIx64 "-%" PRIx64 ":%" PRIu64 "\n", ips[i].a - b->exec_base,
+				ips[i].a - b->exec_base, ips[i].n);
+	fprintf(out, "0\n");
+	free(ips);
+	return 0;
+}
+
+int pg_write_unsymbolized(FILE *out, struct pg_dso *const *d, size_t nr, const struct binary *b,
+			  uint64_t *outside)
 {
 	struct pg_generate_stats st;
 	struct lbr l;
-	uint64_t base = UINT64_MAX;
-	int err = lbr_init(&l, d, nr, b, &st);
+	uint64_t base, lbr = 0;
+	int err;
 
+	for (size_t i = 0; i < nr; i++)
+		lbr += d[i]->lbr_samples;
+	*outside = 0;
+	if (!lbr)
+		return write_ip_ranges(out, d, nr, b, outside);
+	err = lbr_init(&l, d, nr, b, &st);
 	/* offsets from the preferred base: the first executable segment, page-aligned */
 	base = b->exec_base;
 	if (!err) {

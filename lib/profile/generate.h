@@ -62,10 +62,13 @@ int pg_generate(struct sample_profile *p, struct pg_dso *const *d, size_t nr,
 /*
  * Write llvm-profgen's "unsymbolized profile" (--skip-symbolization) of the
  * branch stacks in d: the range and branch counts before any symbol is
- * looked at, as offsets from the binary's first executable segment. 0 or
- * a negative errno with a message (as pg_generate()).
+ * looked at, as offsets from the binary's first executable segment; with
+ * no branch stacks, each sampled instruction a range of its own, and in
+ * *outside the IP samples at offsets in no segment of b (not written). 0
+ * or a negative errno with a message (as pg_generate()).
  */
-int pg_write_unsymbolized(FILE *out, struct pg_dso *const *d, size_t nr, const struct binary *b);
+int pg_write_unsymbolized(FILE *out, struct pg_dso *const *d, size_t nr, const struct binary *b,
+			  uint64_t *outside);
 
 /*
  * Read an unsymbolized profile (llvm-profgen's --unsymbolized-profile

@@ -52,7 +52,7 @@ static int profile(struct binary *b, const char *path, size_t len)
 	struct sample_profile *p = sample_profile_new();
 	struct pg_generate_stats st = { 0 };
 	struct pg_dso *const *dsos;
-	uint64_t prev = BASE;
+	uint64_t prev = BASE, outside;
 	FILE *out = fopen("/dev/null", "w");
 	int err = -ENODATA;
 
@@ -84,7 +84,7 @@ static int profile(struct binary *b, const char *path, size_t len)
 			sample_profile_write_extbinary(p, out);
 		}
 		/* the two follow the branch stacks alike: refused by both or by neither */
-		if ((pg_write_unsymbolized(out, dsos, 1, b) == -EINVAL) != (err == -EINVAL))
+		if ((pg_write_unsymbolized(out, dsos, 1, b, &outside) == -EINVAL) != (err == -EINVAL))
 			abort();
 	}
 	fclose(out);

@@ -25,6 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
 	struct pg_options opt = { .use_stack = true };
 	struct perfscript_stats st;
 	struct pg_dso *const *dsos;
+	uint64_t outside;
 	struct pg_collector *c;
 	struct machine *m;
 	FILE *f, *out;
@@ -62,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
 			sample_profile_free(p);
 		}
 		if (n)
-			pg_write_unsymbolized(out, dsos, n, self);
+			pg_write_unsymbolized(out, dsos, n, self, &outside);
 	}
 	fclose(out);
 	fclose(f);

@@ -369,6 +369,7 @@ static void test_lbr_disassembly_in_two_threads(void)
 	struct perf_branch_entry_raw br[3];
 	struct pg_dso *const *dsos;
 	char *out[2] = { NULL, NULL };
+	uint64_t outside;
 	size_t len[2] = { 0, 0 };
 	uint64_t bytes = 0, prev = 0;
 	size_t nr = 0;
@@ -411,7 +412,8 @@ static void test_lbr_disassembly_in_two_threads(void)
 		pg_set_threads(k ? 1 : 2);
 		CHECK(f != NULL);
 		if (f) {
-			CHECK_EQ_INT(pg_write_unsymbolized(f, dsos, 1, b), 0);
+			CHECK_EQ_INT(pg_write_unsymbolized(f, dsos, 1, b, &outside), 0);
+			CHECK(outside == 0);	/* branch stacks: nothing is left out here */
 			fclose(f);
 		}
 	}
