@@ -121,6 +121,9 @@ struct profgen {
 	uint64_t samples, used;
 	bool lbr, symbols_only;
 	struct opener *opener;
+	/* DSOs passed over when choosing the binary: their files are not here */
+	struct pg_dso **no_file;
+	size_t nr_no_file;
 };
 
 /*
@@ -451,12 +454,19 @@ static int choose_binary(struct profgen *g)
 		free(all);
 		return error("out of memory");
 	}
+	g->no_file = calloc(nr ? nr : 1, sizeof(*g->no_file));
+	if (!g->no_file) {
+		free(all);
+		return error("out of memory");
+	}
 	for (size_t i = 0; i < nr && !g->nr_targets; i++) {
 		const char *file = dso_file(all[i]->dso);
 		struct binary *b;
 
-		if (!file)
+		if (!file) {
+			g->no_file[g->nr_no_file++] = all[i];
 			continue;
+		}
 		err = binary_open(file, g->debug_binary, &b);
 		sbx_error_clear();
 		if (err)
@@ -484,24 +494,32 @@ static int choose_binary(struct profgen *g)
 	for (size_t i = 0; i < nr; i++) {
 		const struct dso *d = all[i]->dso;
 		struct binary *b = g->targets[0].b;
+		const char *file;
 
-		if ((d->build_id_size && b->build_id_size) ? same_build_id(d, b)
-							   : !strcmp(dso_file(all[i]->dso), b->path))
+		if ((d->build_id_size && b->build_id_size)
+			    ? same_build_id(d, b)
+			    : (file = dso_file(all[i]->dso)) && !strcmp(file, b->path))
 			if (add_dso(&g->targets[0], all[i])) {
 				free(all);
 				return error("out of memory");
 			}
 	}
+	for (size_t i = 0; i < g->nr_no_file; i++)
+		fprintf(stderr, "sbx profgen: %s (%" PRIu64 " samples) is passed over: its file is "
+			"not here (give it with --binary)\n", g->no_file[i]->dso->path,
+			g->no_file[i]->samples);
 	fprintf(stderr, "sbx profgen: profiling %s ", g->targets[0].dsos[0]->dso->path);
 	if (strcmp(g->targets[0].dsos[0]->dso->path, g->targets[0].b->path))
 		fprintf(stderr, "(read from %s) ", g->targets[0].b->path);
 	fprintf(stderr, "(%" PRIu64 " samples)", g->targets[0].dsos[0]->samples);
 	for (size_t i = 0, shown = 0; i < nr && shown < 5; i++) {
-		bool chosen = false;
+		bool said = false;	/* chosen, or passed over above */
 
 		for (size_t k = 0; k < g->targets[0].nr; k++)
-			chosen |= g->targets[0].dsos[k] == all[i];
-		if (chosen)
+			said |= g->targets[0].dsos[k] == all[i];
+		for (size_t k = 0; k < g->nr_no_file; k++)
+			said |= g->no_file[k] == all[i];
+		if (said)
 			continue;
 		fprintf(stderr, "%s %s (%" PRIu64 ")", shown ? "," : "; other DSOs:",
 			base_name(all[i]->dso->path), all[i]->samples);
@@ -532,12 +550,17 @@ static void count_left_out(struct profgen *g)
 		for (int r = 0; r < PG_NR_REASONS; r++)
 			g->dropped[r] += pg_collector_dropped(g->in[k].c, r);
 		for (size_t j = 0; j < n; j++) {
+			bool no_file = false;
+
 			if (in_target(g, dsos[j]) || !dsos[j]->samples)
 				continue;
-			g->dropped[PG_NOT_BINARY] += dsos[j]->samples;
+			for (size_t i = 0; i < g->nr_no_file && !no_file; i++)
+				no_file = g->no_file[i] == dsos[j];
+			g->dropped[no_file ? PG_NO_FILE : PG_NOT_BINARY] += dsos[j]->samples;
 			if (g->detailed)
-				fprintf(stderr, "sbx profgen: %s: %" PRIu64 " samples left out (not "
-					"the chosen binary)\n", dsos[j]->dso->path, dsos[j]->samples);
+				fprintf(stderr, "sbx profgen: %s: %" PRIu64 " samples left out (%s)\n",
+					dsos[j]->dso->path, dsos[j]->samples,
+					pg_reason_name(no_file ? PG_NO_FILE : PG_NOT_BINARY));
 		}
 	}
 	/* build-id mismatches were counted as "not the binary" too */
@@ -575,6 +598,9 @@ static int print_json(struct profgen *g, struct sample_profile *p, FILE *out)
 		json_object *f = json_object_new_object();
 
 		json_object_object_add(f, "name", json_object_new_string(funcs[i]->name));
+		if (funcs[i]->origin < g->nr_targets)
+			json_object_object_add(f, "binary", json_object_new_string(
+				g->targets[funcs[i]->origin].b->path));
 		json_object_object_add(f, "total", json_object_new_uint64(funcs[i]->total));
 		json_object_object_add(f, "head", json_object_new_uint64(funcs[i]->head));
 		json_object_object_add(f, "share", json_object_new_double(
@@ -765,6 +791,7 @@ static void profgen_release(struct profgen *g)
 		free(g->targets[i].dsos);
 	}
 	free(g->targets);
+	free(g->no_file);
 	for (size_t i = 0; i < g->nr_in; i++) {
 		pg_collector_free(g->in[i].c);
 		if (g->in[i].script) {
@@ -872,7 +899,10 @@ int cmd_profgen(int argc, char **argv)
 		}
 	for (size_t i = 0; i < g.nr_targets && !g.skip_symbolization; i++) {
 		struct pg_generate_stats st;
-		int err = pg_generate(p, g.targets[i].dsos, g.targets[i].nr, g.targets[i].b, &st);
+		int err;
+
+		sample_profile_set_origin(p, (unsigned)i);	/* --json names each function's binary */
+		err = pg_generate(p, g.targets[i].dsos, g.targets[i].nr, g.targets[i].b, &st);
 
 		if (err) {
 			ret = error_lib(err, "profgen");

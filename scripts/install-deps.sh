@@ -20,6 +20,8 @@ packages=(
 	llvm-19-dev				# make examples: the LLVM ORC JIT using libsbx-jit
 	bash-completion zsh			# the completion tests
 	libxml2-utils				# xmllint: the flame graph test
+	jq python3				# the tests read JSON and compare profiles
+	bc time					# scripts/bench: ratios, peak RSS
 )
 
 # node --perf-prof writes the real jitdump of the jit-inject tests; the

@@ -95,10 +95,26 @@ within() {
 	echo "$output" | jq -e '.mode == "ip" and (.functions[0].name == "loop1")'
 }
 
-@test "profgen: without --binary, the executable with the most samples, and the others named" {
-	run -0 --separate-stderr sbx profgen -o auto.prof "$D/two.data"
-	assert_regex "${stderr_lines[0]}" "^sbx profgen: profiling .*/tests/workloads/profgen-loops (\(read from [^)]*\) )?\([0-9]+ samples\)(; other DSOs: .*)?; --binary chooses another$"
-	grep -q '^loop1:' auto.prof
+@test "profgen: without --binary, the executable with the most samples, the others named; one whose file is gone is passed over" {
+	local here n
+	# no build-id: no cache holds it, so once removed its file is nowhere
+	cc -O2 -Wl,--build-id=none -o gone "$WORKLOADS/noploop.c"
+	here=$(pwd -P)
+	# gone runs about three times as long as profgen-loops
+	sbx record -q -e cpu-clock -F 999 -o nf.data -- sh -c "./gone 300 & '$W' 1 100 & wait" \
+		>/dev/null 2>&1
+	run -0 --separate-stderr sbx profgen -o auto.prof nf.data
+	assert_regex "${stderr_lines[0]}" "^sbx profgen: profiling $here/gone \([0-9]+ samples\); other DSOs: (.*, )?profgen-loops \([0-9]+\)(, .*)?; --binary chooses another$"
+	grep -q '^hot_a:' auto.prof
+	# its file gone: said, the next one profiled, its samples counted as "no file"
+	rm gone
+	run -0 --separate-stderr sbx profgen -o nf.prof nf.data
+	assert_regex "${stderr_lines[0]}" "^sbx profgen: $here/gone \([0-9]+ samples\) is passed over: its file is not here \(give it with --binary\)$"
+	n=$(sed -n 's/.*(\([0-9]*\) samples) is passed over.*/\1/p' <<< "${stderr_lines[0]}")
+	assert_regex "${stderr_lines[1]}" "^sbx profgen: profiling .*/profgen-loops .*; --binary chooses another$"
+	run -1 grep -q 'gone' <<< "${stderr_lines[1]}"
+	assert_regex "${stderr_lines[-1]}" "; left out: (.*, )?$n no file(,|$| )"
+	grep -q '^loop1:' nf.prof
 }
 
 @test "profgen: IP-only profiles: bodies within their totals, heads from entry blocks; --pid keeps one process" {
@@ -441,4 +457,45 @@ within() {
 	nb=$(echo "$output" | jq .samples)
 	run -0 --separate-stderr sbx profgen --json --binary "$W" a.data b.data
 	[ "$(echo "$output" | jq .samples)" -eq $((na + nb)) ]
+}
+
+@test "profgen: several --binary make one profile; --json names each function's binary" {
+	local N=$WORKLOADS/noploop
+	perf record -q -e cpu-clock -F 999 -o mix.data -- sh -c "'$W' 1 300 & '$N' 300 & wait" \
+		>/dev/null 2>&1
+	run -0 --separate-stderr sbx profgen --binary "$W" --binary "$N" -o mix.prof mix.data
+	grep -q '^loop1:' mix.prof
+	grep -q '^hot_a:' mix.prof
+	run -0 --separate-stderr sbx profgen --json --binary "$W" --binary "$N" mix.data
+	echo "$output" | jq -r '.functions[] | .name + " " + .binary' | sort > got
+	grep -qx "loop1 $W" got
+	grep -qx "hot_a $N" got
+	grep -qx "hot_b $N" got
+	[ "$(echo "$output" | jq -r '.binaries | join(" ")')" = "$W $N" ]
+	# every function is named with one of the two
+	run -1 grep -v -e " $W\$" -e " $N\$" got
+}
+
+@test "profgen: DWARF from a separate debug file: --debug-binary, and found by build-id in ~/.debug" {
+	local id
+	[ -s "$D/two.data" ] || { echo "perf record could not record"; return 1; }
+	run -0 --separate-stderr sbx profgen --binary "$W" -o ref.prof "$D/two.data"
+	grep -q '^ 2.2: [1-9]' ref.prof	# lines: the DWARF was read
+	objcopy --only-keep-debug "$W" app.debug
+	strip -g -o nodebug "$W"
+	# without it: a profile of symbols, said so
+	run -0 --separate-stderr sbx profgen --binary nodebug -o sym.prof "$D/two.data"
+	assert_regex "$stderr" "has no DWARF for its sampled code"
+	run -1 diff -q ref.prof sym.prof
+	run -0 --separate-stderr sbx profgen --binary nodebug --debug-binary app.debug -o given.prof "$D/two.data"
+	run -0 diff ref.prof given.prof
+	run -0 --separate-stderr sbx profgen --binary nodebug --debug-file app.debug -o given2.prof "$D/two.data"
+	run -0 diff ref.prof given2.prof
+	# where gdb and perf look: HOME/.debug/.build-id/XX/REST.debug
+	id=$(readelf -n "$W" | awk '/Build ID:/ { print $3 }')
+	[ -n "$id" ]
+	mkdir -p "home/.debug/.build-id/${id:0:2}"
+	cp app.debug "home/.debug/.build-id/${id:0:2}/${id:2}.debug"
+	HOME=$PWD/home run -0 --separate-stderr "$SBX" profgen --binary nodebug -o found.prof "$D/two.data"
+	run -0 diff ref.prof found.prof
 }

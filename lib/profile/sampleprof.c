@@ -12,6 +12,7 @@ struct sample_profile {
 	struct hashmap funcs;		/* top-level struct sp_func, by name */
 	struct hashmap strings;		/* interned names */
 	struct sp_func **sorted;	/* sample_profile_sorted()'s array */
+	unsigned origin;		/* sample_profile_set_origin() */
 };
 
 static bool str_is(const void *entry, const void *key)
@@ -127,13 +128,21 @@ static struct sp_func *func_in(struct sample_profile *p, struct hashmap *map, co
 
 struct sp_func *sample_profile_func(struct sample_profile *p, const char *name)
 {
+	size_t n = hashmap_nr(&p->funcs);
 	struct sp_func *f = func_in(p, &p->funcs, name);
 
 	if (f) {
 		free(p->sorted);
 		p->sorted = NULL;
+		if (hashmap_nr(&p->funcs) > n)
+			f->origin = p->origin;
 	}
 	return f;
+}
+
+void sample_profile_set_origin(struct sample_profile *p, unsigned origin)
+{
+	p->origin = origin;
 }
 
 struct sp_func *sample_profile_find(const struct sample_profile *p, const char *name)

@@ -50,6 +50,7 @@ struct sp_callsite {
 struct sp_func {
 	const char *name;		/* interned in the profile */
 	uint64_t total, head;
+	unsigned origin;		/* top level: the profile's origin when it was made */
 	struct hashmap body;		/* struct sp_body, by location */
 	struct hashmap callsites;	/* struct sp_callsite, by location */
 };
@@ -65,6 +66,12 @@ void sample_profile_free(struct sample_profile *p);
  * memory ran out.
  */
 struct sp_func *sample_profile_func(struct sample_profile *p, const char *name);
+
+/*
+ * Tag the top-level functions made from now on with origin (0 before the
+ * first call): which input made them, for a caller that merges several.
+ */
+void sample_profile_set_origin(struct sample_profile *p, unsigned origin);
 
 /* The top-level function of that name, or NULL. */
 struct sp_func *sample_profile_find(const struct sample_profile *p, const char *name);
