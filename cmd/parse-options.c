@@ -260,3 +260,48 @@ int opt_parse_size(const char *s, uint64_t *out)
 	*out = (uint64_t)v << shift;
 	return 0;
 }
+
+const char *opts_llvm_dashes(const struct sbx_option *opts, int argc, char **argv, char **copies,
+			     bool strict)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct sbx_option *o;
+		size_t len;
+
+		if (!strcmp(a, "--"))
+			break;
+		if (a[0] != '-' || !a[1])
+			continue;	/* an operand */
+		len = strcspn(a + 1 + (a[1] == '-'), "=");
+		for (o = opts; o->long_name || o->short_name; o++)
+			if (o->long_name && strlen(o->long_name) == len &&
+			    !strncmp(o->long_name, a + 1 + (a[1] == '-'), len))
+				break;
+		if (!o->long_name && a[1] != '-' && !a[2]) {
+			/* -o FILE: its value is not an option */
+			for (o = opts; o->long_name || o->short_name; o++)
+				if (o->short_name == a[1])
+					break;
+			if (o->short_name && o->arg && o->arg[0] != '[')
+				i++;
+			continue;
+		}
+		if (a[1] != '-' && a[2] && !o->long_name) {
+			const struct sbx_option *so = opts;
+
+			while ((so->long_name || so->short_name) && so->short_name != a[1])
+				so++;
+			/* -x86-lbr-sample-period: no '-x'; -ofile: -o and its value */
+			if (strict || !so->short_name)
+				return a;
+			continue;
+		}
+		if (a[1] != '-' && a[2] && asprintf(&copies[i], "-%s", a) > 0)
+			argv[i] = copies[i];
+		/* the value of an option that takes one, given apart: not an option */
+		if (o->long_name && o->arg && o->arg[0] != '[' && !strchr(a, '='))
+			i++;
+	}
+	return NULL;
+}

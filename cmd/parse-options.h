@@ -10,6 +10,7 @@
  */
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct sbx_option {
@@ -86,6 +87,20 @@ void opts_usage(const struct sbx_opts *p, FILE *f);
 /* Report a usage error for the command: message, then usage on stderr; returns 2. */
 int opts_usage_error(struct sbx_opts *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * LLVM's tools take long options with one dash too (-binary=app). Spell
+ * each argument that is one dash and one of opts' long names (up to an
+ * '=') with two, so that their users' command lines work; copies[i] (argc
+ * entries, NULL to begin with) holds what was made, for the caller to
+ * free. A single-dash argument that names no long option is left as it is
+ * when it starts with a short option (-ofile: -o and its value; never with
+ * strict, for a command whose only short option is -h), else returned, for
+ * the caller to name it as it was written rather than as getopt's '-x'.
+ * NULL when there is none.
+ */
+const char *opts_llvm_dashes(const struct sbx_option *opts, int argc, char **argv, char **copies,
+			     bool strict);
 
 /*
  * A size such as "512M": a number of bytes with an optional binary suffix

@@ -838,10 +838,24 @@ int cmd_profgen(int argc, char **argv)
 {
 	struct profgen g = { .output = "-", .opt = { .use_stack = true } };
 	struct sample_profile *p = NULL;
+	char **copies = calloc((size_t)argc + 1, sizeof(char *));
+	const char *unknown;
 	int ret;
 
+	if (!copies)
+		return error("out of memory");
 	if (sbx_globals.json)
 		g.json = true;
+	/* llvm-profgen's spellings: -binary=app -perfdata=perf.data */
+	unknown = opts_llvm_dashes(profgen_options, argc, argv, copies, false);
+	if (unknown) {
+		struct sbx_opts o;
+
+		opts_init(&o, "profgen", profgen_usage, profgen_options, argc, argv, 0);
+		ret = opts_finish(&o, opts_usage_error(&o, "unknown option '%.*s'",
+						       (int)strcspn(unknown, "="), unknown));
+		goto out;
+	}
 	ret = parse_args(&g, argc, argv);
 	if (ret >= 0)
 		goto out;
@@ -951,5 +965,8 @@ write:
 out:
 	sample_profile_free(p);
 	profgen_release(&g);
+	for (int i = 0; i < argc; i++)
+		free(copies[i]);
+	free(copies);
 	return ret;
 }

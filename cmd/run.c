@@ -949,40 +949,6 @@ static int parse_ulong(struct sbx_opts *p, const char *opt, const char *s, unsig
 	return 0;
 }
 
-/*
- * llvm-exegesis (LLVM's command-line library) takes long options with one
- * dash too: -mode=latency. Spell those as --mode=latency for getopt, so
- * that its users' command lines work. sbx run has no short options but -h:
- * the first single-dash option that is none of sbx's long ones, which
- * getopt would take for '-x', is returned, to be named as it was written.
- */
-static const char *exegesis_dashes(int argc, char **argv, char **copies)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const struct sbx_option *o;
-		size_t len;
-
-		if (!strcmp(a, "--"))
-			break;
-		if (a[0] != '-' || !a[1])
-			continue;	/* an operand */
-		len = strcspn(a + 1 + (a[1] == '-'), "=");
-		for (o = run_options; o->long_name; o++)
-			if (strlen(o->long_name) == len &&
-			    !strncmp(o->long_name, a + 1 + (a[1] == '-'), len))
-				break;
-		if (a[1] != '-' && a[2] && !o->long_name)
-			return a;	/* -x86-lbr-sample-period: no '-x' */
-		if (a[1] != '-' && a[2] && asprintf(&copies[i], "-%s", a) > 0)
-			argv[i] = copies[i];
-		/* the value of an option that takes one, given apart: not an option */
-		if (o->long_name && o->arg && !strchr(a, '='))
-			i++;
-	}
-	return NULL;
-}
-
 static int run_main(int argc, char **argv);
 
 int cmd_run(int argc, char **argv)
@@ -993,7 +959,8 @@ int cmd_run(int argc, char **argv)
 
 	if (!copies)
 		return error("out of memory");
-	unknown = exegesis_dashes(argc, argv, copies);
+	/* llvm-exegesis's spellings: -mode=latency */
+	unknown = opts_llvm_dashes(run_options, argc, argv, copies, true);
 	if (unknown) {
 		struct sbx_opts p;
 

@@ -499,3 +499,17 @@ within() {
 	HOME=$PWD/home run -0 --separate-stderr "$SBX" profgen --binary nodebug -o found.prof "$D/two.data"
 	run -0 diff ref.prof found.prof
 }
+
+@test "profgen: llvm-profgen's command line as it is: long options with one dash" {
+	[ -s "$D/two.data" ] || { echo "perf record could not record"; return 1; }
+	run -0 --separate-stderr sbx profgen --binary "$W" -o ref.prof "$D/two.data"
+	run -0 --separate-stderr sbx profgen -binary="$W" -perfdata="$D/two.data" -output=one.prof \
+		-format=text -show-detailed-warning
+	run -0 diff ref.prof one.prof
+	# a value given apart, and -o with its value attached, stay what they are
+	run -0 --separate-stderr sbx profgen -binary "$W" -oattached.prof "$D/two.data"
+	run -0 diff ref.prof attached.prof
+	# an option of neither is named as written, not as getopt's '-b'
+	run -2 --separate-stderr sbx profgen -binary "$W" -bogus "$D/two.data"
+	assert_equal "${stderr_lines[0]}" "sbx profgen: error: unknown option '-bogus'"
+}
