@@ -424,6 +424,11 @@ within() {
 	clang -O1 -g -o rebuilt/profgen-loops "$WORKLOADS/profgen-loops.c"
 	run -1 --separate-stderr sbx profgen --binary rebuilt/profgen-loops -o x.prof "$D/two.data"
 	assert_regex "$stderr" "rebuilt/profgen-loops: build-id [0-9a-f]+, but the recording's .*/profgen-loops has build-id [0-9a-f]+ .*--ignore-build-id"
+	# which matches it by name, and says so
+	run -0 --separate-stderr sbx profgen --binary rebuilt/profgen-loops --ignore-build-id \
+		-o y.prof "$D/two.data"
+	assert_equal "${stderr_lines[0]}" "sbx profgen: rebuilt/profgen-loops matched by name (--ignore-build-id)"
+	[ -s y.prof ]
 	# a stripped copy
 	mkdir stripped
 	cp "$W" stripped/ && strip stripped/profgen-loops
