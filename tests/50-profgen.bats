@@ -394,16 +394,26 @@ within() {
 }
 
 @test "profgen: clang -fprofile-sample-use takes the profile: entry counts and branch weights, no warning" {
+	local data fn
 	[ -s "$D/lbr.data" ] || { echo "swlbr could not trace"; return 1; }
-	run -0 --separate-stderr sbx profgen --binary "$W" -o p.txt "$D/lbr.data"
-	run -0 --separate-stderr sbx profgen --binary "$W" --format extbinary -o p.ext "$D/lbr.data"
-	for p in p.txt p.ext; do
-		run -0 --separate-stderr clang -O2 -g -fdebug-info-for-profiling \
-			-fprofile-sample-use="$p" -S -emit-llvm -o out.ll "$WORKLOADS/profgen-loops.c"
-		[ -z "$stderr" ] || { echo "clang: $stderr"; return 1; }
-		grep -qE '^define .*@work\(.*!prof ![0-9]+' out.ll
-		grep -qE '!"function_entry_count", i64 [1-9]' out.ll
-		grep -qE '!"branch_weights"' out.ll
+	[ -s "$D/two.data" ] || { echo "perf record could not record"; return 1; }
+	# from branch stacks (work is hot), and from IP samples (loop1 is)
+	for case in lbr:work two:loop1; do
+		data=$D/${case%%:*}.data fn=${case##*:}
+		run -0 --separate-stderr sbx profgen --binary "$W" -o p.txt "$data"
+		run -0 --separate-stderr sbx profgen --binary "$W" --format extbinary -o p.ext "$data"
+		for p in p.txt p.ext; do
+			run -0 --separate-stderr clang -O2 -g -fdebug-info-for-profiling \
+				-fprofile-sample-use="$p" -S -emit-llvm -o out.ll "$WORKLOADS/profgen-loops.c"
+			[ -z "$stderr" ] || { echo "clang: $stderr"; return 1; }
+			grep -qE "^define .*@$fn\\(.*!prof ![0-9]+" out.ll
+			grep -qE '!"function_entry_count", i64 [1-9]' out.ll
+			# the weights of a branch of the hot function
+			awk "/^define .*@$fn\\(/ { f = 1 } f && /^}/ { exit } f" out.ll |
+				grep -oE '!prof ![0-9]+' | sed 's/!prof //' | sort -u > refs
+			[ -s refs ]
+			grep -qE "^($(paste -sd'|' refs)) = !\\{!\"branch_weights\"" out.ll
+		done
 	done
 }
 
