@@ -206,6 +206,12 @@ int opts_next(struct sbx_opts *p)
 		opts_usage_error(p, "unknown option '%s'", option_text(p));
 		return OPTS_ERROR;
 	default:
+		/* a short option whose entry has an id: the id, as its long one gives */
+		for (const struct sbx_option *o = p->opts; o->long_name || o->short_name; o++)
+			if (c < 0x100 && o->short_name == c && o->id) {
+				c = o->id;
+				break;
+			}
 		break;
 	}
 	/*

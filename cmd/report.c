@@ -71,8 +71,10 @@ static const struct sbx_option report_options[] = {
 	{ "pid", 0, "PIDS", "only samples of these processes (comma-separated)", OPT_PID },
 	{ "tid", 0, "TIDS", "only samples of these threads (comma-separated)", OPT_TID },
 	{ "comm", 0, "COMMS", "only samples of threads with these names", OPT_COMM },
+	{ "comms", 'c', "COMMS", "the same as --comm (perf's spelling)", OPT_COMM },
 	{ "dso", 0, "DSOS", "only samples in these DSOs (name or path)", OPT_DSO },
-	{ "symbols", 0, "SYMS", "only samples in these symbols (names as shown)", OPT_SYMBOLS },
+	{ "dsos", 'd', "DSOS", "the same as --dso (perf's spelling)", OPT_DSO },
+	{ "symbols", 'S', "SYMS", "only samples in these symbols (names as shown)", OPT_SYMBOLS },
 	{ "cpu", 'C', "CPUS", "only the samples taken on these CPUs (0,2-3): the others are "
 	  "not counted at all", 0 },
 	{ "percentage", 0, "MODE", "absolute (default: shares of all samples) or relative "
@@ -81,6 +83,7 @@ static const struct sbx_option report_options[] = {
 	{ "time", 0, "START,STOP", "only the samples taken between these times (seconds)",
 	  OPT_TIME },
 	{ "quiet", 'q', NULL, "no header lines: the rows only", 0 },
+	{ "verbose", 'v', NULL, "say more on stderr, as sbx -v (may be repeated)", 0 },
 	{ "stats", 0, NULL, "the number of records of each type, as perf report --stats",
 	  OPT_STATS },
 	{ "header", 0, NULL, "print the recording's header info first, as perf report --header",
@@ -1195,6 +1198,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'q':
 			r.quiet = true;
+			break;
+		case 'v':
+			sbx_globals.verbose++;
 			break;
 		case OPT_STATS:
 			r.stats = true;

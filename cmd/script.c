@@ -27,7 +27,7 @@
 
 static const char *const script_usage[] = {
 	"sbx script [-i FILE|-] [-F FIELD[,FIELD...]] [--show-mmap-events] "
-	"[--show-task-events] [--pid PID,...] [--tid TID,...] [--comm COMM,...] "
+	"[--show-task-events] [--pid PID,...] [--tid TID,...] [--comm COMM,...] [--dsos DSO,...] "
 	"[-S SYM,...] [-C CPU,...] [--time START,STOP] [--ns] [--header|--header-only] [-I] [-G] "
 	"[-D|--dump-unsorted-raw-trace] "
 	"[--no-inline] [--no-demangle] "
@@ -46,6 +46,7 @@ enum {
 	OPT_PID,
 	OPT_TID,
 	OPT_COMM,
+	OPT_DSO,
 	OPT_NS,
 	OPT_TIME,
 	OPT_HEADER,
@@ -62,6 +63,9 @@ static const struct sbx_option script_options[] = {
 	{ "pid", 0, "PIDS", "only samples of these processes (comma-separated)", OPT_PID },
 	{ "tid", 0, "TIDS", "only samples of these threads (comma-separated)", OPT_TID },
 	{ "comm", 0, "COMMS", "only samples of threads with these names", OPT_COMM },
+	{ "comms", 'c', "COMMS", "the same as --comm (perf's spelling)", OPT_COMM },
+	{ "dsos", 0, "DSOS", "only samples in these DSOs (name or path)", OPT_DSO },
+	{ "verbose", 'v', NULL, "say more on stderr, as sbx -v (may be repeated)", 0 },
 	{ "symbols", 'S', "SYMS", "only samples in these functions (names as shown)", 0 },
 	{ "cpu", 'C', "CPUS", "only samples taken on these CPUs (0,2-3)", 0 },
 	{ "ns", 0, NULL, "times in nanoseconds (9 digits after the point)", OPT_NS },
@@ -116,7 +120,7 @@ struct script {
 	struct tep_handle *tep;
 	bool tep_tried;
 	struct stacks *stacks;	/* --folded */
-	struct hist_filter filter;	/* --pid, --tid, --comm */
+	struct hist_filter filter;	/* --pid, --tid, --comm, --dsos, -S */
 	bool filtered;
 	bool hide_callchain;	/* -G */
 	bool ns;		/* --ns */
@@ -703,11 +707,16 @@ int cmd_script(int argc, char **argv)
 			break;
 		}
 		case OPT_COMM:
-			if (strlist_split(&s.filter.comms, p.arg, ',')) {
+		case OPT_DSO:
+			if (strlist_split(c == OPT_COMM ? &s.filter.comms : &s.filter.dsos, p.arg,
+					  ',')) {
 				ret = error("out of memory");
 				goto bad_option;
 			}
 			s.filtered = true;
+			break;
+		case 'v':
+			sbx_globals.verbose++;
 			break;
 		case 'G':
 			s.hide_callchain = true;

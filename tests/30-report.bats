@@ -786,6 +786,10 @@ same_rows() {
 	same_rows s.data --comm noploop --percentage relative
 	same_rows s.data --dso libc.so.6 -s sym
 	same_rows s.data --symbols hot_a,hot_b
+	# perf's own spellings
+	same_rows s.data -c ls -d libc.so.6 -s sym
+	same_rows s.data --comms noploop --dsos noploop
+	same_rows s.data -S hot_a
 	same_rows s.data --percent-limit 1
 	same_rows s.data -q
 	run -0 sbx report -q -i s.data

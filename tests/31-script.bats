@@ -320,7 +320,7 @@ for line in open(sys.argv[1]):
 	assert_equal "${stderr_lines[0]}" "sbx script: error: --folded prints stacks: no -F, --show-mmap-events or --show-task-events with it"
 }
 
-@test "script --pid, --tid, --comm, -G: the samples perf script --pid, --tid, --comms and -G print" {
+@test "script --pid, --tid, --comm, --dsos, -G: the samples perf script --pid, --tid, --comms, --dsos and -G print" {
 	cd "$BATS_TEST_TMPDIR"
 	# forker: a parent and its children, each with its own pid
 	local pid tid
@@ -341,6 +341,17 @@ for line in open(sys.argv[1]):
 	perf script -F comm,tid -G --comms forker -i "$W/g.data" 2>/dev/null | awk '{ print $1, $2 }' > perf.txt
 	run -0 --separate-stderr sbx script -F comm,tid -G --comm forker -i "$W/g.data"
 	[ "$(awk '{ print $1, $2 }' <<< "$output")" = "$(cat perf.txt)" ]
+	# perf's spellings, -c and --comms, and --dsos
+	run -0 --separate-stderr sbx script -F comm,tid -G -c forker -i "$W/g.data"
+	[ "$(awk '{ print $1, $2 }' <<< "$output")" = "$(cat perf.txt)" ]
+	run -0 --separate-stderr sbx script -F comm,tid -G --comms forker -i "$W/g.data"
+	[ "$(awk '{ print $1, $2 }' <<< "$output")" = "$(cat perf.txt)" ]
+	for dso in forker "$WORKLOADS/forker"; do	# its name, its path
+		perf script -F tid,ip,dso -G --dsos "$dso" -i "$W/g.data" 2>/dev/null > perf.txt
+		run -0 --separate-stderr sbx script -F tid,ip,dso -G --dsos "$dso" -i "$W/g.data"
+		[ -s perf.txt ]
+		diff perf.txt - <<< "$output"
+	done
 	# -G: no call chain, even when asked for
 	run -0 --separate-stderr sbx script -F ip,callchain -G --pid "$pid" -i "$W/g.data"
 	! grep -q $'^\t' <<< "$output"
