@@ -771,6 +771,25 @@ same_rows() {
 		<(sbx report -i "$f" "$@" | grep -v '^#' | grep -v '^$' | sed 's/ *$//')
 }
 
+@test "report: DSOs of one name are one row, as in perf, and their symbols one where their bounds agree" {
+	cd "$BATS_TEST_TMPDIR"
+	mkdir a b c
+	# a and c: one build in two folders (the same bounds); b: another build
+	cc -O2 -o a/noploop "$WORKLOADS/noploop.c"
+	cp a/noploop c/noploop
+	cc -O1 -fno-omit-frame-pointer -o b/noploop "$WORKLOADS/noploop.c"
+	perf record -q -e cpu-clock -F 2000 -o dup.data -- \
+		sh -c "a/noploop 40; b/noploop 40; c/noploop 40" >/dev/null 2>&1
+	# perf's one row of the three files
+	[ "$(perf report --stdio -q -s dso -i dup.data 2>/dev/null | grep -c ' noploop *$')" -eq 1 ]
+	same_rows dup.data -s dso
+	same_rows dup.data
+	same_rows dup.data -s dso,sym
+	same_rows dup.data -s sym
+	run -0 sbx report -q -s dso -i dup.data
+	[ "$(grep -c ' noploop *$' <<< "$output")" -eq 1 ]
+}
+
 @test "report: perf's filters and percentages, row for row: --percentage, --percent-limit, -q, -C, --symbols, and ties in perf's order" {
 	cd "$BATS_TEST_TMPDIR"
 	# several processes and comms (sh, then noploop and ls after exec), hundreds of rows with ties

@@ -20,6 +20,7 @@ struct hist {
 	size_t nr_keys;
 	bool use[HIST_NR_KEYS];
 	struct hashmap rows;		/* struct hist_row, by its key fields */
+	struct hashmap dso_names;	/* struct dso: the first of each short name */
 	struct hist_row **sorted;	/* hist_sorted()'s array, NULL when stale */
 	uint64_t *event_samples, *event_period;
 	uint64_t *out_samples, *out_period;	/* left out by the filters */
@@ -64,6 +65,7 @@ void hist_free(struct hist *h)
 	for (size_t i = 0; (r = hashmap_next(&h->rows, &i));)
 		free(r);
 	hashmap_release(&h->rows);
+	hashmap_release(&h->dso_names);	/* the DSOs are the machine's */
 	free(h->sorted);
 	free(h->event_samples);
 	free(h->event_period);
@@ -277,6 +279,31 @@ static int grow_events(struct hist *h, size_t n)
 	return 0;
 }
 
+static bool dso_named(const void *entry, const void *key)
+{
+	return !strcmp(((const struct dso *)entry)->short_name, key);
+}
+
+/*
+ * The DSO that stands for d in the rows: the first one seen of its short
+ * name, as perf's sort__dso_cmp() compares DSOs by that name (two builds
+ * of "app" in two folders are one row); d itself when memory runs out.
+ */
+static struct dso *row_dso(struct hist *h, struct dso *d)
+{
+	uint64_t hash;
+	struct dso *first;
+
+	if (!d)
+		return NULL;
+	hash = hash_str(d->short_name);
+	first = hashmap_get(&h->dso_names, hash, dso_named, d->short_name);
+	if (first)
+		return first;
+	hashmap_put(&h->dso_names, hash, d);
+	return d;
+}
+
 /*
  * The row of al (of that srcline) in event, made (with zero counts) when
  * missing; NULL when out of memory.
@@ -298,12 +325,25 @@ static struct hist_row *row_of(struct hist *h, size_t event, const struct addr_l
 	if (h->use[HIST_KEY_CPU])
 		key.cpu = h->cpu;
 	if (h->use[HIST_KEY_DSO] || h->use[HIST_KEY_SYM] || h->use[HIST_KEY_SYMOFF])
-		key.dso = al->dso;
+		key.dso = row_dso(h, al->dso);
 	if (h->use[HIST_KEY_SYM] || h->use[HIST_KEY_SYMOFF]) {
 		key.sym = al->sym;
 		key.kernel = al->kernel;
 		if (!al->sym || h->use[HIST_KEY_SYMOFF])	/* symoff: the address too */
 			key.addr = al->addr;
+		/*
+		 * a symbol of another DSO of that name: the first one's symbol of
+		 * the same bounds, as perf's _sort__sym_cmp() compares them; else a
+		 * row of its own DSO
+		 */
+		if (al->sym && key.dso != al->dso) {
+			const struct symbol *s = dso_find_symbol(key.dso, al->sym->start);
+
+			if (s && s->start == al->sym->start && s->size == al->sym->size)
+				key.sym = s;
+			else
+				key.dso = al->dso;
+		}
 	}
 	hash = row_hash(&key);
 	row = hashmap_get(&h->rows, hash, row_eq, &key);
