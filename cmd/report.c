@@ -1009,7 +1009,9 @@ static int print_text(struct report *r, struct hist_row *const *rows, size_t nr,
 					printf("  %-*s", sym_padded ? (int)w[HIST_KEY_SYM] : 0, buf);
 					break;
 				case HIST_KEY_SRCLINE:
-					printf("  %-*s", (int)w[HIST_KEY_SRCLINE], e->srcline);
+					/* perf's "%-.*s": last, it is not padded */
+					printf("  %-*s", k + 1 < r->nr_cols ? (int)w[HIST_KEY_SRCLINE] : 0,
+					       e->srcline);
 					break;
 				case HIST_KEY_SYMOFF:
 					symoff_name(r, e, buf, sizeof(buf), true);

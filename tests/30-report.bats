@@ -736,6 +736,35 @@ for r in rows:
 		any(.[]; .srcline | test("^forker\\.c:[0-9]+$"))' <<< "$output"
 }
 
+@test "report -s srcline without DWARF: addr2line's FILE:0 and ??:0, and SYM+OFF where it finds nothing, as perf prints them" {
+	cd "$BATS_TEST_TMPDIR"
+	# a static function (binutils names its file from the symbol table) and a
+	# library with no DWARF and few symbols (liblzma), built and run here
+	cat > st.c <<-'EOF'
+	static __attribute__((noinline)) void spin(unsigned long n)
+	{
+		for (unsigned long i = 0; i < n; i++)
+			__asm__ volatile("");
+	}
+	int main(void)
+	{
+		spin(300000000UL);
+		return 0;
+	}
+	EOF
+	cc -O2 -o st st.c
+	perf record -q -e cpu-clock -F 999 -o nd.data -- \
+		sh -c "./st; head -c 8000000 /dev/urandom | xz -1 > /dev/null" >/dev/null 2>&1
+	for k in srcline dso,srcline comm,dso,srcline; do
+		diff <(perf report --stdio -q --no-children -g none -s "$k" -i nd.data 2>/dev/null |
+			grep -v '^$' | sed 's/ *$//') \
+			<(sbx report -q -s "$k" -i nd.data | sed 's/ *$//')
+	done
+	run -0 sbx report -q -s dso,srcline -i nd.data
+	assert_line --regexp '^ +[0-9.]+%  st +st\.c:0$'
+	assert_line --regexp '^ +[0-9.]+%  liblzma[^ ]* +\?\?:0$'
+}
+
 @test "report -n: perf report -n's Samples column; --limit N rows" {
 	cd "$BATS_TEST_TMPDIR"
 	perf report --stdio --no-children -n -g none -i "$W/fk.data" -s comm,sym 2>/dev/null |

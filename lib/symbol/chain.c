@@ -353,13 +353,18 @@ static bool srcline_is(const void *entry, const void *key)
 }
 
 /*
- * perf's __get_srcline(): the line from DWARF (*line set), else the symbol
- * and offset, else the DSO and address
+ * perf's __get_srcline() with binutils' addr2line: the line from DWARF
+ * (*line set); else "FILE:0" or "??:0" where addr2line names a function
+ * but no line (a file that is here, with a symbol at or before the
+ * address; FILE is a local symbol's STT_FILE): perf takes that answer as a
+ * line; else, as perf does when addr2line finds nothing, the symbol and
+ * offset, else the DSO and address
  */
 static char *make_srcline(struct chain_resolver *c, const struct addr_location *al,
 			  bool *is_line)
 {
 	struct dwarf_info *dw = al->dso->kind == DSO_ELF ? dso_dwarf(c, al->dso) : NULL;
+	const struct symbol *near;
 	const char *file, *base;
 	char *text = NULL;
 	int line;
@@ -367,6 +372,15 @@ static char *make_srcline(struct chain_resolver *c, const struct addr_location *
 	if (dw && dwarf_info_line(dw, al->addr, &file, &line) >= 0) {
 		base = strrchr(file, '/');
 		if (asprintf(&text, "%s:%d", base ? base + 1 : file, line) < 0)
+			return NULL;
+		*is_line = true;
+		return text;
+	}
+	if (al->dso->kind == DSO_ELF && dso_file(al->dso) &&
+	    (near = dso_nearest_symbol(al->dso, al->addr))) {
+		/* addr2line's file of a local symbol (STT_FILE), line 0 */
+		base = near->file ? strrchr(near->file, '/') : NULL;
+		if (asprintf(&text, "%s:0", base ? base + 1 : near->file ? near->file : "??") < 0)
 			return NULL;
 		*is_line = true;
 		return text;

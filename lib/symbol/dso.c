@@ -405,6 +405,12 @@ const struct symbol *dso_find_symbol(struct dso *d, uint64_t addr)
 	return symtab_find(d->symtab, addr);
 }
 
+const struct symbol *dso_nearest_symbol(struct dso *d, uint64_t addr)
+{
+	dso_load(d);
+	return symtab_nearest(d->symtab, addr);
+}
+
 const char *dso_symbol_name(struct dso *d, const struct symbol *sym, bool demangle)
 {
 	if (!demangle || d->kind != DSO_ELF)

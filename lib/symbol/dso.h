@@ -100,6 +100,9 @@ uint64_t dso_offset_to_vaddr(struct dso *d, uint64_t offset);
  */
 const struct symbol *dso_find_symbol(struct dso *d, uint64_t addr);
 
+/* The last symbol of d at or below addr whatever its size (symtab_nearest()), or NULL. */
+const struct symbol *dso_nearest_symbol(struct dso *d, uint64_t addr);
+
 /*
  * The name to show for sym, a symbol of d (from dso_find_symbol()): with
  * demangle, C++ and Rust names of ELF files demangled as perf shows them

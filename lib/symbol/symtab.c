@@ -39,10 +39,33 @@ static void builder_release(struct builder *b)
 	free(b->strings);
 }
 
-static int builder_add(struct builder *b, uint64_t start, uint64_t size, const char *name,
-		       int binding)
+/* A copy of s in the builder's strings: its offset, or (size_t)-1 when out of memory. */
+static size_t builder_string(struct builder *b, const char *s)
 {
-	size_t n = strlen(name) + 1;
+	size_t n = strlen(s) + 1, at = b->len;
+
+	if (b->len + n > b->strcap) {
+		size_t cap = b->strcap ? 2 * b->strcap : 4096;
+		char *p;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		p = realloc(b->strings, cap);
+		if (!p)
+			return (size_t)-1;
+		b->strings = p;
+		b->strcap = cap;
+	}
+	memcpy(b->strings + b->len, s, n);
+	b->len += n;
+	return at;
+}
+
+/* file: 1 + the offset of its name in the strings, or 0 for none */
+static int builder_add_file(struct builder *b, uint64_t start, uint64_t size, const char *name,
+			    int binding, size_t file)
+{
+	size_t at;
 
 	if (b->nr == b->cap) {
 		size_t cap = b->cap ? 2 * b->cap : 256;
@@ -53,26 +76,22 @@ static int builder_add(struct builder *b, uint64_t start, uint64_t size, const c
 		b->syms = s;
 		b->cap = cap;
 	}
-	if (b->len + n > b->strcap) {
-		size_t cap = b->strcap ? 2 * b->strcap : 4096;
-		char *s;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		s = realloc(b->strings, cap);
-		if (!s)
-			return -ENOMEM;
-		b->strings = s;
-		b->strcap = cap;
-	}
-	memcpy(b->strings + b->len, name, n);
-	b->syms[b->nr].sym = (struct symbol){ start, size, (const char *)(uintptr_t)b->len };
+	at = builder_string(b, name);
+	if (at == (size_t)-1)
+		return -ENOMEM;
+	b->syms[b->nr].sym = (struct symbol){ start, size, (const char *)(uintptr_t)at,
+					      (const char *)(uintptr_t)file };
 	b->syms[b->nr].binding = binding;
 	b->syms[b->nr].last_alias = false;
 	b->syms[b->nr].seq = b->nr;
 	b->nr++;
-	b->len += n;
 	return 0;
+}
+
+static int builder_add(struct builder *b, uint64_t start, uint64_t size, const char *name,
+		       int binding)
+{
+	return builder_add_file(b, start, size, name, binding, 0);
 }
 
 static size_t leading_underscores(const char *s)
@@ -189,6 +208,8 @@ static struct symtab *builder_finish(struct builder *b)
 			continue;
 		syms[out] = b->syms[i].sym;
 		syms[out].name = b->strings + (uintptr_t)syms[out].name;
+		if (syms[out].file)
+			syms[out].file = b->strings + (uintptr_t)syms[out].file - 1;
 		out++;
 	}
 	for (size_t i = 0; i + 1 < out; i++)
@@ -206,7 +227,10 @@ static struct symtab *builder_finish(struct builder *b)
 static int load_symtab_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct builder *b)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t nr;
+	size_t nr, file = 0;	/* the STT_FILE in force: 1 + its offset in the strings */
+	const char *file_name = NULL;
+	/* binutils' states: a global symbol after a later STT_FILE has no file */
+	enum { NOTHING_SEEN, SYMBOL_SEEN, FILE_AFTER_SYMBOL } state = NOTHING_SEEN;
 
 	if (!data || !sh->sh_entsize)
 		return 0;
@@ -215,11 +239,21 @@ static int load_symtab_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct bui
 		GElf_Sym sym;
 		const char *name;
 		int type, bind;
+		bool has_file;
 
 		if (!gelf_getsym(data, i, &sym))
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
 		bind = GELF_ST_BIND(sym.st_info);
+		if (type == STT_FILE) {
+			file_name = elf_strptr(elf, sh->sh_link, sym.st_name);
+			file = 0;	/* copied when a symbol uses it */
+			if (state == SYMBOL_SEEN)
+				state = FILE_AFTER_SYMBOL;
+			continue;
+		}
+		if (state == NOTHING_SEEN)
+			state = SYMBOL_SEEN;
 		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || !sym.st_value)
 			continue;
 		/* functions, and labels in code (_start is one), as perf takes them */
@@ -235,8 +269,18 @@ static int load_symtab_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct bui
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
 		if (!name || !*name)
 			continue;
-		if (builder_add(b, sym.st_value, sym.st_size, name,
-				bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2))
+		has_file = file_name && *file_name &&
+			   (bind == STB_LOCAL || state != FILE_AFTER_SYMBOL);
+		if (has_file && !file) {
+			size_t at = builder_string(b, file_name);
+
+			if (at == (size_t)-1)
+				return -ENOMEM;
+			file = at + 1;
+		}
+		if (builder_add_file(b, sym.st_value, sym.st_size, name,
+				     bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2,
+				     has_file ? file : 0))
 			return -ENOMEM;
 	}
 	return 0;
@@ -509,6 +553,22 @@ const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
 	if (t->syms[lo].size && addr >= t->syms[lo].start + t->syms[lo].size)
 		return NULL;
 	return &t->syms[lo];
+}
+
+const struct symbol *symtab_nearest(const struct symtab *t, uint64_t addr)
+{
+	size_t i, len;
+
+	if (!t || !t->nr)
+		return NULL;
+	i = RANGES_FIND_LAST_LE(t->syms, t->nr, start, addr);
+	if (i == t->nr)
+		return NULL;
+	/* the PLT's names are made up: the file has no symbol there */
+	len = strlen(t->syms[i].name);
+	if (len >= 4 && !strcmp(t->syms[i].name + len - 4, "@plt"))
+		return NULL;
+	return &t->syms[i];
 }
 
 const char *symtab_demangled_name(struct symtab *t, const struct symbol *sym)

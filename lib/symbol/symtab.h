@@ -15,6 +15,12 @@ struct symbol {
 	uint64_t start;		/* address (ELF st_value; kernel or map address) */
 	uint64_t size;		/* 0 when unknown: then it ends at the next symbol */
 	const char *name;	/* as in the file (C++ names mangled); owned by the symtab */
+	/*
+	 * The source file that binutils gives a symbol without DWARF: the
+	 * STT_FILE before a local one in .symtab (its elf_find_function());
+	 * NULL for the others. Owned by the symtab.
+	 */
+	const char *file;
 };
 
 struct symtab {
@@ -60,6 +66,14 @@ struct symtab *symtab_from_perf_map(const char *path);
  * with errno when unreadable or when every address is 0 (kptr_restrict).
  */
 struct symtab *symtab_from_kallsyms(const char *path);
+
+/*
+ * The last symbol at or below addr, whatever its size: the function that
+ * addr2line names for addr from the symbols alone (it takes the nearest
+ * one before), and its file. NULL when there is none, or when it is one of
+ * the PLT's made-up "@plt" names (addr2line has no symbol there).
+ */
+const struct symbol *symtab_nearest(const struct symtab *t, uint64_t addr);
 
 /* The symbol that contains addr, or NULL. */
 const struct symbol *symtab_find(const struct symtab *t, uint64_t addr);

@@ -530,9 +530,10 @@ static char *cg_text(const struct cg_node *root, uint64_t row, const struct cg_p
 static void test_callgraph(void)
 {
 	struct dso d = { .path = (char *)"/bin/x", .short_name = "x" };
-	static const struct symbol syms[] = { { 0x100, 16, "main" }, { 0x200, 16, "f" },
-					      { 0x300, 16, "g" }, { 0x400, 16, "h" },
-					      { 0x500, 16, "k" } };
+	static const struct symbol syms[] = {
+		{ 0x100, 16, "main", NULL }, { 0x200, 16, "f", NULL }, { 0x300, 16, "g", NULL },
+		{ 0x400, 16, "h", NULL }, { 0x500, 16, "k", NULL },
+	};
 	struct cg_frame fr[5];
 	struct cg_frame fg[3], fh[3], fk[2];
 	struct callgraph *cg = callgraph_new();
