@@ -329,6 +329,42 @@ static void print_time_text(uint64_t t, bool ns)
 	out_str(": ");
 }
 
+/*
+ * The first columns of a line, as perf's perf_sample__fprintf_start()
+ * prints them for samples and the records of the show options alike: the
+ * thread's name (unpadded when frames follow), pid and tid, [cpu], time
+ */
+static void print_start(struct script *s, uint64_t type, const char *comm, bool frames,
+			const struct perf_sample *smp)
+{
+	const bool *f = s->field;
+
+	if (f[F_COMM]) {
+		if (frames)
+			out_str(comm);
+		else
+			out_pad(comm, 16, false);
+		out_str(" ");
+	}
+	if ((f[F_PID] || f[F_TID]) && (type & PERF_SAMPLE_TID)) {
+		if (f[F_PID] && f[F_TID]) {
+			out_int((int32_t)smp->pid, 5, false);
+			out_str("/");
+			out_int((int32_t)smp->tid, 5, true);
+		} else {
+			out_int((int32_t)(f[F_PID] ? smp->pid : smp->tid), 5, false);
+		}
+		out_str(" ");
+	}
+	if (f[F_CPU] && (type & PERF_SAMPLE_CPU)) {
+		out_str("[");
+		out_num(smp->cpu, false, 10, 3, 0, false);
+		out_str("] ");
+	}
+	if (f[F_TIME] && (type & PERF_SAMPLE_TIME))
+		print_time_text(smp->time, s->ns);
+}
+
 static int print_sample(struct script *s, const struct perf_data_attr *attr,
 			const struct perf_sample *smp)
 {
@@ -395,30 +431,7 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 		return 0;
 	}
 	/* the columns of perf script (6.1, the judge here) */
-	if (f[F_COMM]) {
-		if (chain)	/* the frames follow: the name unpadded */
-			out_str(al.comm);
-		else
-			out_pad(al.comm, 16, false);
-		out_str(" ");
-	}
-	if ((f[F_PID] || f[F_TID]) && (type & PERF_SAMPLE_TID)) {
-		if (f[F_PID] && f[F_TID]) {
-			out_int((int32_t)smp->pid, 5, false);
-			out_str("/");
-			out_int((int32_t)smp->tid, 5, true);
-		} else {
-			out_int((int32_t)(f[F_PID] ? smp->pid : smp->tid), 5, false);
-		}
-		out_str(" ");
-	}
-	if (f[F_CPU] && (type & PERF_SAMPLE_CPU)) {
-		out_str("[");
-		out_num(smp->cpu, false, 10, 3, 0, false);
-		out_str("] ");
-	}
-	if (f[F_TIME] && (type & PERF_SAMPLE_TIME))
-		print_time_text(smp->time, s->ns);
+	print_start(s, type, al.comm, chain, smp);
 	if (f[F_PERIOD] && !tracepoint) {
 		out_num(smp->period, false, 10, 1, 10, false);
 		out_str(" ");
@@ -486,8 +499,9 @@ static int print_sample(struct script *s, const struct perf_data_attr *attr,
 
 /* MMAP/MMAP2/COMM/FORK/EXIT records, when asked for. */
 static void print_other(struct script *s, const struct perf_event_header *rec,
-			const struct perf_sample *smp)
+			const struct perf_data_attr *attr, const struct perf_sample *smp)
 {
+	uint64_t type;
 	const char *what = perf_record_type_name(rec->type);
 	struct perf_rec_mmap m;
 	struct perf_rec_comm cm;
@@ -579,9 +593,17 @@ static void print_other(struct script *s, const struct perf_event_header *rec,
 		snprintf(detail, sizeof(detail), "(%d:%d):(%d:%d)", (int32_t)t.pid, (int32_t)t.tid,
 			 (int32_t)t.ppid, (int32_t)t.ptid);
 	}
-	printf("%16s %7d ", comm, (int32_t)smp->pid);
-	if (smp->time != (uint64_t)-1)
-		print_time_text(smp->time, s->ns);
+	/*
+	 * the columns of the record's event (its id), or the first one's, as
+	 * perf prints them; a trailer without a time has none to print
+	 */
+	if (!attr)
+		attr = perf_data_attr(s->data, 0);
+	type = attr ? attr->attr.sample_type : 0;
+	if (smp->time == (uint64_t)-1)
+		type &= ~(uint64_t)PERF_SAMPLE_TIME;
+	print_start(s, type, comm,
+		    s->field[F_IP] && (type & PERF_SAMPLE_CALLCHAIN) && !s->hide_callchain, smp);
 	printf("PERF_RECORD_%s%s\n", what, detail);
 }
 
@@ -618,7 +640,7 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 	case PERF_RECORD_MMAP2:
 		err = machine_process_record(s->machine, rec);
 		if (!err && s->show_mmap)
-			print_other(s, rec, smp);
+			print_other(s, rec, attr, smp);
 		return err;
 	case PERF_RECORD_THREAD_MAP:
 	case PERF_RECORD_CPU_MAP:
@@ -638,10 +660,10 @@ static int on_record(void *ctx, const struct perf_event_header *rec,
 		/* as perf script: EXIT is printed before the machine forgets the thread,
 		   COMM and FORK after it names or makes it (a child has its parent's comm) */
 		if (s->show_task && rec->type == PERF_RECORD_EXIT)
-			print_other(s, rec, smp);
+			print_other(s, rec, attr, smp);
 		err = machine_process_record(s->machine, rec);
 		if (!err && s->show_task && rec->type != PERF_RECORD_EXIT)
-			print_other(s, rec, smp);
+			print_other(s, rec, attr, smp);
 		return err;
 	}
 	return 0;

@@ -141,17 +141,23 @@ for line in sys.stdin:
 	assert_line --regexp 'PERF_RECORD_COMM exec: noploop:[0-9]+/[0-9]+$'
 	assert_line --regexp 'PERF_RECORD_MMAP2 [0-9]+/[0-9]+: \[0x[0-9a-f]+\(0x[0-9a-f]+\) @ 0x[0-9a-f]+ [0-9a-f]+:[0-9a-f]+ [0-9]+ [0-9]+\]: r-xp .*/tests/workloads/noploop$'
 	assert_line --regexp 'PERF_RECORD_EXIT\('
-	# perf's lines exactly (the columns' spacing aside): a forking program's COMM, FORK,
-	# EXIT, MMAP and MMAP2 records, each thread named as perf names it
+	# perf's lines exactly, in perf's columns (those of the samples: the name
+	# unpadded where frames follow): a forking program's COMM, FORK, EXIT, MMAP
+	# and MMAP2 records, each thread named as perf names it
 	for f in "$W/nl.data" "$W/g.data"; do
-		perf script --show-mmap-events --show-task-events -F comm,pid,time -i "$f" 2>/dev/null |
-			grep PERF_RECORD_ | awk '{ $1 = $1 } 1' > "$BATS_TEST_TMPDIR/perf.ev"
-		run -0 sbx script --show-mmap-events --show-task-events -F comm,pid,time -i "$f"
-		printf '%s\n' "${lines[@]}" | grep PERF_RECORD_ | awk '{ $1 = $1 } 1' > "$BATS_TEST_TMPDIR/sbx.ev"
-		grep -q 'PERF_RECORD_MMAP2' "$BATS_TEST_TMPDIR/perf.ev"
-		diff "$BATS_TEST_TMPDIR/perf.ev" "$BATS_TEST_TMPDIR/sbx.ev"
+		for fields in "" "-F comm,pid,time" "-F comm,pid,tid,time"; do
+			# shellcheck disable=SC2086
+			perf script --show-mmap-events --show-task-events $fields -i "$f" 2>/dev/null \
+				> "$BATS_TEST_TMPDIR/perf.ev"
+			# shellcheck disable=SC2086
+			run -0 sbx script --show-mmap-events --show-task-events $fields -i "$f"
+			printf '%s\n' "$output" > "$BATS_TEST_TMPDIR/sbx.ev"
+			grep -q 'PERF_RECORD_MMAP2' "$BATS_TEST_TMPDIR/perf.ev"
+			diff "$BATS_TEST_TMPDIR/perf.ev" "$BATS_TEST_TMPDIR/sbx.ev"
+		done
+		grep PERF_RECORD_ "$BATS_TEST_TMPDIR/sbx.ev" > "$BATS_TEST_TMPDIR/sbx.rec"
 	done
-	grep -q 'PERF_RECORD_FORK(' "$BATS_TEST_TMPDIR/sbx.ev"
+	grep -q 'PERF_RECORD_FORK(' "$BATS_TEST_TMPDIR/sbx.rec"
 	run -0 sbx script --json --show-mmap-events -i "$W/nl.data"
 	echo "$output" | jq -s -e 'map(select(.event == "MMAP2" and (.filename | endswith("/noploop")))) | length >= 1'
 	# without the options, only samples
