@@ -861,7 +861,7 @@ same_rows() {
 	assert_equal "${stderr_lines[0]}" "sbx report: error: --percentage must be absolute or relative, not 'half'"
 }
 
-@test "report: -s pid is per thread, shown as perf shows it (tid:comm, the thread's last name)" {
+@test "report: -s pid is per thread, shown as perf shows it (tid:comm, the thread's last name), of processes and of threads" {
 	cd "$BATS_TEST_TMPDIR"
 	perf record -q -e cpu-clock -F 4000 -o s.data -- sh -c \
 		"$WORKLOADS/noploop 40; $WORKLOADS/noploop 40" >/dev/null 2>&1
@@ -874,6 +874,20 @@ same_rows() {
 	same_rows l.data -s pid
 	run -0 sbx report --json -s pid -i l.data
 	echo "$output" | jq -e 'length == 1 and .[0].thread_comm == "a-longer-name" and .[0].tid == .[0].pid'
+	# one process of four threads, three named by the program: a row each
+	perf record -q -e cpu-clock -F 2000 -o th.data -- "$WORKLOADS/threads" 40 >/dev/null 2>&1
+	same_rows th.data -s pid
+	same_rows th.data -s pid,sym
+	run -0 sbx report -q -s pid -i th.data
+	[ "${#lines[@]}" -eq 4 ]
+	for k in 1 2 3; do
+		assert_line --regexp "^ +[0-9.]+% +[0-9]+:worker-$k *$"
+	done
+	# --tid of one worker: its samples
+	tid=$(sed -n 's/^ *[0-9.]*% *\([0-9]*\):worker-2 *$/\1/p' <<< "$output")
+	[ -n "$tid" ]
+	same_rows th.data --tid "$tid"
+	same_rows th.data --tid "$tid" -s pid
 }
 
 @test "report --stats: perf report --stats's tables, line for line (file and pipe mode, -z, sbx's own files)" {
