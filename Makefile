@@ -170,7 +170,7 @@ unit-tests: $(UNIT_BINS)
 
 # tools the tests run (tests/tools/*.c), linked like the unit tests
 TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
-TOOL_BINS := $(TOOL_SRCS:%.c=$(B)/%)
+TOOL_BINS := $(TOOL_SRCS:%.c=$(B)/%) $(B)/scripts/gen-perf-data
 
 $(B)/tests/tools/%: tests/tools/%.c $(B)/libsbx.a $(B)/.flags
 	@mkdir -p $(dir $@)

@@ -8,7 +8,9 @@
  * CPUs' buffers one after the other, their times interleaved. With -g
  * first, each sample also has a call chain of 4 to 16 frames, a path down a
  * fixed tree of the ELF's functions (four callees each), its leaf the
- * sampled function. Used by scripts/bench/report.sh.
+ * sampled function; with -G, the same, and some chains end in
+ * 0xffffffffffffffff, as some kernels end user chains. Used by
+ * scripts/bench/report.sh and the tests.
  *
  * Build: cc -Ilib/include -o gen-perf-data scripts/gen-perf-data.c BUILD/libsbx.a -lelf …
  */
@@ -104,17 +106,18 @@ int main(int argc, char **argv)
 		uint64_t time;
 		uint32_t cpu, res;
 		uint64_t period;
-		uint64_t nr, chain[MAX_DEPTH + 1];	/* with -g */
+		uint64_t nr, chain[MAX_DEPTH + 2];	/* with -g; -G: and an end of all ones */
 	} s = { .h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 } };
 	struct perf_event_header round = { PERF_RECORD_FINISHED_ROUND, 0, 8 };
-	int callchains = argc > 1 && !strcmp(argv[1], "-g");
+	/* -g: call chains; -G: and some end in 0xffffffffffffffff */
+	int callchains = argc > 1 ? !strcmp(argv[1], "-g") ? 1 : !strcmp(argv[1], "-G") ? 2 : 0 : 0;
 
 	if (callchains) {
 		argc--;
 		argv++;
 	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: gen-perf-data [-g] OUT NSAMPLES [ELF]\n");
+		fprintf(stderr, "usage: gen-perf-data [-g|-G] OUT NSAMPLES [ELF]\n");
 		return 2;
 	}
 	elf = argc > 3 ? argv[3] : elf;
@@ -179,9 +182,12 @@ int main(int argc, char **argv)
 					}
 					sym = &t->syms[f];
 					memset(&s.chain[depth + 1], 0,
-					       (MAX_DEPTH - depth) * sizeof(s.chain[0]));
+					       (MAX_DEPTH + 1 - depth) * sizeof(s.chain[0]));
+					/* -G: a fifth of CPU 0's chains end as some kernels end one */
+					if (callchains == 2 && !(i % 10))
+						s.chain[++s.nr - 1] = ~(uint64_t)0;
 					s.h.size = offsetof(__typeof__(s), chain) +
-						   (depth + 1) * sizeof(s.chain[0]);
+						   s.nr * sizeof(s.chain[0]);
 				}
 				s.ip = base[p] + sym->start + (sym->size ? (r >> 20) % sym->size : 0);
 				if (callchains)

@@ -83,6 +83,36 @@ for line in sys.stdin:
 	done
 }
 
+@test "script: a call chain that ends in 0xffffffffffffffff keeps its frames, where perf drops the whole chain" {
+	cd "$BATS_TEST_TMPDIR"
+	# some chains (a fifth of one CPU's samples) end as some kernels end user chains
+	"$BUILD/scripts/gen-perf-data" -G G.data 2000
+	perf script -F time,ip,sym -i G.data 2>/dev/null > perf.txt
+	run -0 --separate-stderr sbx script -F time,ip,sym -i G.data
+	printf '%s\n' "$output" > sbx.txt
+	python3 - perf.txt sbx.txt <<-'EOF'
+	import sys
+	def samples(path):
+	    out, cur = {}, None
+	    for line in open(path):
+	        line = line.rstrip("\n")
+	        if line.startswith("\t"):
+	            out[cur].append(line.split()[-1])
+	        elif line.strip():
+	            cur = line.split()[0]
+	            out[cur] = []
+	    return out
+	perf, sbx = samples(sys.argv[1]), samples(sys.argv[2])
+	assert perf.keys() == sbx.keys()
+	dropped = [t for t, f in perf.items() if not f]
+	# perf drops those chains whole; sbx keeps every frame but the end
+	assert 100 <= len(dropped) <= 300, len(dropped)
+	assert all(len(sbx[t]) >= 4 for t in dropped)
+	# the others: the same frames
+	assert all(sbx[t] == f for t, f in perf.items() if f)
+	EOF
+}
+
 @test "script: --json prints one object per line with the documented keys" {
 	run -0 sbx script --json -i "$W/nl.data"
 	for l in "${lines[@]}"; do
