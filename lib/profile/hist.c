@@ -21,6 +21,7 @@ struct hist {
 	bool use[HIST_NR_KEYS];
 	struct hashmap rows;		/* struct hist_row, by its key fields */
 	struct hashmap dso_names;	/* struct dso: the first of each short name */
+	struct dso *last_dso, *last_row_dso;	/* row_dso()'s last answer */
 	struct hist_row **sorted;	/* hist_sorted()'s array, NULL when stale */
 	uint64_t *event_samples, *event_period;
 	uint64_t *out_samples, *out_period;	/* left out by the filters */
@@ -296,12 +297,18 @@ static struct dso *row_dso(struct hist *h, struct dso *d)
 
 	if (!d)
 		return NULL;
+	if (d == h->last_dso)	/* the samples of one DSO come in runs */
+		return h->last_row_dso;
 	hash = hash_str(d->short_name);
 	first = hashmap_get(&h->dso_names, hash, dso_named, d->short_name);
-	if (first)
-		return first;
-	hashmap_put(&h->dso_names, hash, d);
-	return d;
+	if (!first) {
+		first = d;
+		if (hashmap_put(&h->dso_names, hash, d))
+			return d;	/* out of memory: d stands for itself */
+	}
+	h->last_dso = d;
+	h->last_row_dso = first;
+	return first;
 }
 
 /*
