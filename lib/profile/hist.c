@@ -558,7 +558,14 @@ static int cmp_rows(const void *a, const void *b, void *ctx)
 			return c;
 	if (x->samples != y->samples)
 		return x->samples > y->samples ? -1 : 1;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* two symbols of one name (a PLT's unnamed entries): by address, then DSO */
+	if (x->sym && y->sym && x->sym->start != y->sym->start)
+		return x->sym->start < y->sym->start ? -1 : 1;
+	if (x->dso && y->dso && x->dso != y->dso)
+		return x->dso->seq < y->dso->seq ? -1 : 1;
+	return 0;
 }
 
 struct tie_ref {
