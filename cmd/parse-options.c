@@ -280,6 +280,13 @@ const char *opts_llvm_dashes(const struct sbx_option *opts, int argc, char **arg
 		if (a[0] != '-' || !a[1])
 			continue;	/* an operand */
 		len = strcspn(a + 1 + (a[1] == '-'), "=");
+		/* the options every command has (opts_init's): -help is --help */
+		if (a[1] != '-' && (!strcmp(a, "-help") || !strcmp(a, "-list-opts") ||
+				    !strncmp(a, "-list-values", 12))) {
+			if (asprintf(&copies[i], "-%s", a) > 0)
+				argv[i] = copies[i];
+			continue;
+		}
 		for (o = opts; o->long_name || o->short_name; o++)
 			if (o->long_name && strlen(o->long_name) == len &&
 			    !strncmp(o->long_name, a + 1 + (a[1] == '-'), len))

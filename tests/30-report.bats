@@ -893,11 +893,12 @@ same_rows() {
 	for k in 1 2 3; do
 		assert_line --regexp "^ +[0-9.]+% +[0-9]+:worker-$k *$"
 	done
-	# --tid of one worker: its samples
+	# --tid of one worker: its samples (by thread: perf report filters its rows,
+	# which the default keys may share between threads)
 	tid=$(sed -n 's/^ *[0-9.]*% *\([0-9]*\):worker-2 *$/\1/p' <<< "$output")
 	[ -n "$tid" ]
-	same_rows th.data --tid "$tid"
 	same_rows th.data --tid "$tid" -s pid
+	same_rows th.data --tid "$tid" -s pid,sym
 }
 
 @test "report --stats: perf report --stats's tables, line for line (file and pipe mode, -z, sbx's own files)" {

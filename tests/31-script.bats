@@ -382,7 +382,7 @@ for line in open(sys.argv[1]):
 	[ "$(awk '{ print $1, $2 }' <<< "$output")" = "$(cat perf.txt)" ]
 	run -0 --separate-stderr sbx script -F comm,tid -G --comms forker -i "$W/g.data"
 	[ "$(awk '{ print $1, $2 }' <<< "$output")" = "$(cat perf.txt)" ]
-	for dso in forker "$WORKLOADS/forker"; do	# its name, its path
+	for dso in forker "$(cd "$WORKLOADS" && pwd -P)/forker"; do	# its name, its path
 		perf script -F tid,ip,dso -G --dsos "$dso" -i "$W/g.data" 2>/dev/null > perf.txt
 		run -0 --separate-stderr sbx script -F tid,ip,dso -G --dsos "$dso" -i "$W/g.data"
 		[ -s perf.txt ]

@@ -482,7 +482,7 @@ within() {
 	grep -q '^loop1:' mix.prof
 	grep -q '^hot_a:' mix.prof
 	run -0 --separate-stderr sbx profgen --json --binary "$W" --binary "$N" mix.data
-	echo "$output" | jq -r '.functions[] | .name + " " + .binary' | sort > got
+	echo "$output" | jq -r '.functions[] | .name + " " + (.binary // "NONE")' | sort > got
 	grep -qx "loop1 $W" got
 	grep -qx "hot_a $N" got
 	grep -qx "hot_b $N" got

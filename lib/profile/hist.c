@@ -346,7 +346,9 @@ static struct hist_row *row_of(struct hist *h, size_t event, const struct addr_l
 		if (al->sym && key.dso != al->dso) {
 			const struct symbol *s = dso_find_symbol(key.dso, al->sym->start);
 
-			if (s && s->start == al->sym->start && s->size == al->sym->size)
+			/* a symbol of the file's table: not an inlined function's */
+			if (s && s->start == al->sym->start && s->size == al->sym->size &&
+			    dso_find_symbol(al->dso, al->sym->start) == al->sym)
 				key.sym = s;
 			else
 				key.dso = al->dso;

@@ -43,7 +43,8 @@ struct srcline_entry {
 	struct dso *dso;
 	uint64_t addr;
 	const char *text;
-	bool line;		/* text is FILE:LINE, from DWARF */
+	bool line;		/* text is FILE:LINE: from DWARF, or addr2line's FILE:0 */
+	bool dwarf;		/* from DWARF */
 };
 
 struct chain_resolver {
@@ -361,7 +362,7 @@ static bool srcline_is(const void *entry, const void *key)
  * offset, else the DSO and address
  */
 static char *make_srcline(struct chain_resolver *c, const struct addr_location *al,
-			  bool *is_line)
+			  bool *is_line, bool *dwarf)
 {
 	struct dwarf_info *dw = al->dso->kind == DSO_ELF ? dso_dwarf(c, al->dso) : NULL;
 	const struct symbol *near;
@@ -373,7 +374,7 @@ static char *make_srcline(struct chain_resolver *c, const struct addr_location *
 		base = strrchr(file, '/');
 		if (asprintf(&text, "%s:%d", base ? base + 1 : file, line) < 0)
 			return NULL;
-		*is_line = true;
+		*is_line = *dwarf = true;
 		return text;
 	}
 	if (al->dso->kind == DSO_ELF && dso_file(al->dso) &&
@@ -410,7 +411,7 @@ static struct srcline_entry *srcline_entry(struct chain_resolver *c,
 		return NULL;
 	e->dso = al->dso;
 	e->addr = al->addr;
-	e->text = intern(c, make_srcline(c, al, &e->line));
+	e->text = intern(c, make_srcline(c, al, &e->line, &e->dwarf));
 	sbx_error_clear();
 	if (!e->text || hashmap_put(&c->srclines, h, e)) {
 		free(e);
@@ -440,8 +441,9 @@ const char *chain_callchain_srcline(struct chain_resolver *c, const struct addr_
 		return NULL;
 	if (!(e = srcline_entry(c, al)))
 		goto oom;
-	if (e->line || !addr)
-		return e->line ? e->text : NULL;
+	/* frames: DWARF's lines only (addr2line's FILE:0 is for the rows) */
+	if (e->dwarf || !addr)
+		return e->dwarf ? e->text : NULL;
 	/* perf's get_srcline() with show_addr and without show_sym */
 	if (asprintf(&text, "+%" PRIu64, al->addr - al->sym->start) < 0)
 		goto oom;

@@ -235,7 +235,7 @@ static int load_symtab_section(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct bui
 	if (!data || !sh->sh_entsize)
 		return 0;
 	nr = sh->sh_size / sh->sh_entsize;
-	for (size_t i = 0; i < nr; i++) {
+	for (size_t i = 1; i < nr; i++) {	/* 0: the null symbol, as binutils skips it */
 		GElf_Sym sym;
 		const char *name;
 		int type, bind;

@@ -3,7 +3,7 @@
  * threads [MILLIONS]: the main thread and three more, named worker-1 to
  * worker-3 (pthread_setname_np, as a thread pool names its threads), each
  * spinning on a chain of multiplies: worker-K for K * MILLIONS / 2 million
- * iterations, the main thread for MILLIONS / 2 million (default 100), so
+ * iterations, the main thread for MILLIONS / 4 million (default 100), so
  * that a profile's rows per thread come in a known order.
  */
 #define _GNU_SOURCE
@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 	for (unsigned long k = 0; k < 3; k++)
 		if (pthread_create(&t[k], NULL, worker, (void *)(k + 1)))
 			return 1;
-	spin(millions * 500000UL);
+	spin(millions * 250000UL);
 	for (int k = 0; k < 3; k++)
 		pthread_join(t[k], NULL);
 	return 0;
