@@ -267,6 +267,25 @@ int opt_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* The entry of short option ch, or NULL. */
+static const struct sbx_option *short_option(const struct sbx_option *opts, int ch)
+{
+	for (const struct sbx_option *o = opts; o->long_name || o->short_name; o++)
+		if (o->short_name == ch)
+			return o;
+	return NULL;
+}
+
+int opts_unknown_option(const char *cmd, const char *const *usage,
+			const struct sbx_option *opts, int argc, char **argv, const char *arg)
+{
+	struct sbx_opts p;
+
+	opts_init(&p, cmd, usage, opts, argc, argv, 0);
+	return opts_finish(&p, opts_usage_error(&p, "unknown option '%.*s'",
+					       (int)strcspn(arg, "="), arg));
+}
+
 const char *opts_llvm_dashes(const struct sbx_option *opts, int argc, char **argv, char **copies,
 			     bool strict)
 {
@@ -293,20 +312,14 @@ const char *opts_llvm_dashes(const struct sbx_option *opts, int argc, char **arg
 				break;
 		if (!o->long_name && a[1] != '-' && !a[2]) {
 			/* -o FILE: its value is not an option */
-			for (o = opts; o->long_name || o->short_name; o++)
-				if (o->short_name == a[1])
-					break;
-			if (o->short_name && o->arg && o->arg[0] != '[')
+			o = short_option(opts, a[1]);
+			if (o && o->arg && o->arg[0] != '[')
 				i++;
 			continue;
 		}
+		/* -x86-lbr-sample-period: no '-x'; -ofile: -o and its value */
 		if (a[1] != '-' && a[2] && !o->long_name) {
-			const struct sbx_option *so = opts;
-
-			while ((so->long_name || so->short_name) && so->short_name != a[1])
-				so++;
-			/* -x86-lbr-sample-period: no '-x'; -ofile: -o and its value */
-			if (strict || !so->short_name)
+			if (strict || !short_option(opts, a[1]))
 				return a;
 			continue;
 		}

@@ -103,6 +103,13 @@ const char *opts_llvm_dashes(const struct sbx_option *opts, int argc, char **arg
 			     bool strict);
 
 /*
+ * The usage error for arg, an option that opts_llvm_dashes() returned,
+ * named as it was written (up to an '='); returns the exit code, 2.
+ */
+int opts_unknown_option(const char *cmd, const char *const *usage,
+			const struct sbx_option *opts, int argc, char **argv, const char *arg);
+
+/*
  * A size such as "512M": a number of bytes with an optional binary suffix
  * K, M, G or T (KiB, MiB, GiB and TiB; "KiB" and "kB" spellings too, all
  * powers of 1024, as ulimit and systemd read them). 0, or -1 when s is not one

@@ -849,11 +849,8 @@ int cmd_profgen(int argc, char **argv)
 	/* llvm-profgen's spellings: -binary=app -perfdata=perf.data */
 	unknown = opts_llvm_dashes(profgen_options, argc, argv, copies, false);
 	if (unknown) {
-		struct sbx_opts o;
-
-		opts_init(&o, "profgen", profgen_usage, profgen_options, argc, argv, 0);
-		ret = opts_finish(&o, opts_usage_error(&o, "unknown option '%.*s'",
-						       (int)strcspn(unknown, "="), unknown));
+		ret = opts_unknown_option("profgen", profgen_usage, profgen_options, argc, argv,
+					  unknown);
 		goto out;
 	}
 	ret = parse_args(&g, argc, argv);

@@ -961,15 +961,8 @@ int cmd_run(int argc, char **argv)
 		return error("out of memory");
 	/* llvm-exegesis's spellings: -mode=latency */
 	unknown = opts_llvm_dashes(run_options, argc, argv, copies, true);
-	if (unknown) {
-		struct sbx_opts p;
-
-		opts_init(&p, "run", run_usage, run_options, argc, argv, 0);
-		ret = opts_finish(&p, opts_usage_error(&p, "unknown option '%.*s'",
-						       (int)strcspn(unknown, "="), unknown));
-	} else {
-		ret = run_main(argc, argv);
-	}
+	ret = unknown ? opts_unknown_option("run", run_usage, run_options, argc, argv, unknown)
+		      : run_main(argc, argv);
 	for (int i = 0; i < argc; i++)
 		free(copies[i]);
 	free(copies);

@@ -534,22 +534,29 @@ struct symtab *symtab_from_kallsyms(const char *path)
 	return builder_finish(&b);
 }
 
-const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
+/* The index of the last symbol that starts at or below addr, or t->nr (t has symbols or not). */
+static size_t last_at_or_below(const struct symtab *t, uint64_t addr)
 {
 	size_t lo;
 
-	if (!t || !t->nr)
-		return NULL;
+	if (!t->nr)
+		return 0;
 	if (t->bucket && addr >= t->base && (addr - t->base) >> t->shift < t->nr_buckets) {
 		/* scan forward from the bucket's first candidate */
 		lo = t->bucket[(addr - t->base) >> t->shift];
 		while (lo + 1 < t->nr && t->syms[lo + 1].start <= addr)
 			lo++;
-	} else {
-		lo = RANGES_FIND_LAST_LE(t->syms, t->nr, start, addr);
-		if (lo == t->nr)
-			return NULL;
+		return lo;
 	}
+	return RANGES_FIND_LAST_LE(t->syms, t->nr, start, addr);
+}
+
+const struct symbol *symtab_find(const struct symtab *t, uint64_t addr)
+{
+	size_t lo;
+
+	if (!t || (lo = last_at_or_below(t, addr)) == t->nr)
+		return NULL;
 	if (t->syms[lo].size && addr >= t->syms[lo].start + t->syms[lo].size)
 		return NULL;
 	return &t->syms[lo];
@@ -559,10 +566,7 @@ const struct symbol *symtab_nearest(const struct symtab *t, uint64_t addr)
 {
 	size_t i, len;
 
-	if (!t || !t->nr)
-		return NULL;
-	i = RANGES_FIND_LAST_LE(t->syms, t->nr, start, addr);
-	if (i == t->nr)
+	if (!t || (i = last_at_or_below(t, addr)) == t->nr)
 		return NULL;
 	/* the PLT's names are made up: the file has no symbol there */
 	len = strlen(t->syms[i].name);
