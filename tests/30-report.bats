@@ -829,6 +829,27 @@ same_rows() {
 	[ "$(grep -c ' noploop *$' <<< "$output")" -eq 1 ]
 }
 
+@test "report: --comm, --dso and --symbols filter the samples, not rows made by their first sample (perf report 6.1)" {
+	cd "$BATS_TEST_TMPDIR"
+	# 8 processes of 4 comms, all in the same functions of libc: with -s sym or -s comm, a
+	# row gathers the samples of several comms (or DSOs, or symbols)
+	"$BUILD/scripts/gen-perf-data" g.data 20000
+	want=$(perf script -i g.data --comms worker0 2>/dev/null | wc -l)
+	[ "$want" -ge 4000 ]
+	run -0 --separate-stderr sbx report -i g.data -c worker0 -s sym -n -q
+	assert_equal "$(awk '{ s += $2 } END { print s }' <<< "$output")" "$want"
+	# row for row what perf prints where the filtered key is a key of the rows
+	diff <(perf report --stdio -i g.data -c worker0 -s comm,sym -n -q 2>/dev/null |
+		grep -v '^#' | grep -v '^$' | sed 's/ *$//') <(sed 's/ *$//' <<< "$output")
+	# the top function of worker0 (whichever the host's libc makes it), by comm
+	sym=$(awk 'NR == 1 { print $4 }' <<< "$output")
+	[ -n "$sym" ]
+	run -0 --separate-stderr sbx report -i g.data -d libc.so.6 -S "$sym" -s comm -n -q
+	diff <(perf report --stdio -i g.data -d libc.so.6 -S "$sym" -s comm,dso,sym -n -q \
+		2>/dev/null | grep -v '^#' | grep -v '^$' | sed 's/ *$//') <(sed 's/ *$//' <<< "$output")
+	[ "${#lines[@]}" -eq 4 ]
+}
+
 @test "report: perf's filters and percentages, row for row: --percentage, --percent-limit, -q, -C, --symbols, and ties in perf's order" {
 	cd "$BATS_TEST_TMPDIR"
 	# several processes and comms (sh, then noploop and ls after exec), hundreds of rows with ties
@@ -844,8 +865,9 @@ same_rows() {
 	same_rows s.data --comm noploop --percentage relative
 	same_rows s.data --dso libc.so.6 -s sym
 	same_rows s.data --symbols hot_a,hot_b
-	# perf's own spellings
-	same_rows s.data -c ls -d libc.so.6 -s sym
+	# perf's own spellings (comm and dso stay keys: perf report keeps or drops a row by the
+	# first sample that made it, so a -s sym row of sh and ls would be all or nothing in perf)
+	same_rows s.data -c ls -d libc.so.6 -s comm,dso,sym
 	same_rows s.data --comms noploop --dsos noploop
 	same_rows s.data -S hot_a
 	same_rows s.data --percent-limit 1
