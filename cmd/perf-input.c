@@ -306,6 +306,11 @@ void perf_input_close(struct perf_input *in)
 	in->data = NULL;
 }
 
+void perf_input_remove_temps(struct perf_input *in)
+{
+	jit_tracker_remove_images(in->jit);
+}
+
 int perf_input_id_option(struct sbx_opts *p, const char *opt, struct strlist *l)
 {
 	size_t from = l->nr;

@@ -90,6 +90,13 @@ const struct session_stats *perf_input_stats(const struct perf_input *in);
 void perf_input_close(struct perf_input *in);
 
 /*
+ * What perf_input_close() undoes outside the process (the temporary images
+ * of jitted code), for a command that ends without freeing (see
+ * heap_free_at_end()).
+ */
+void perf_input_remove_temps(struct perf_input *in);
+
+/*
  * --pid or --tid (opt, without the dashes): add the comma-separated ids of
  * p->arg (decimal, as the columns print them) to l. 0; -ENOMEM (nothing
  * said); or the usage error's exit code, said, for an item that is not one.

@@ -960,8 +960,19 @@ write:
 	if (!ret && g.skip_symbolization && !g.unsymbolized)
 		summary_line(&g);
 out:
-	sample_profile_free(p);
-	profgen_release(&g);
+	/*
+	 * the process ends next: the reader thread stops, the heap goes with it,
+	 * and what would outlive it (jitted code's temporary images) is removed
+	 */
+	opener_join(g.opener);
+	if (heap_free_at_end()) {
+		sample_profile_free(p);
+		profgen_release(&g);
+	} else {
+		for (size_t i = 0; i < g.nr_in; i++)
+			if (!g.in[i].script)
+				perf_input_remove_temps(&g.in[i].in);
+	}
 	for (int i = 0; i < argc; i++)
 		free(copies[i]);
 	free(copies);

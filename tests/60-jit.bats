@@ -79,6 +79,21 @@ within() {	# $1 a, $2 b, $3 tol
 	refute_output --partial '//anon'
 }
 
+@test "tiny JIT: sbx report and sbx profgen make the images in a folder of \$TMPDIR and leave nothing there" {
+	mkdir tmp
+	TMPDIR=$PWD/tmp run -0 --separate-stderr sbx report -i "$W/t.data" -s dso --json
+	jq -e --arg d "$PWD/tmp/sbx-jit-" 'any(.[]; .dso_path // "" | startswith($d))' <<< "$output"
+	run -0 ls -A tmp
+	assert_output ""
+	# profgen too, which ends without freeing its heap: the images are named (profiled
+	# with tinyjit, or listed when tinyjit took no sample), then gone
+	TMPDIR=$PWD/tmp run --separate-stderr sbx profgen --show-detailed-warning -o t.prof "$W/t.data"
+	[ "$status" -le 1 ]
+	[[ $stderr == *"jit-$(cat "$W/t.pid").so"* ]]
+	run -0 ls -A tmp
+	assert_output ""
+}
+
 @test "tiny JIT: after sbx jit-inject, perf report gives exactly sbx report's shares; sbx report reads the output alike" {
 	run -0 --separate-stderr sbx jit-inject -i "$W/t.data" -o out.data --jit-dir "$PWD"
 	assert_regex "$stderr" '1 jitdumps \(2 loads, 1 moves\) -> 1 images, 3 MMAP2 records injected'

@@ -125,16 +125,24 @@ void jit_tracker_free(struct jit_tracker *t)
 	for (size_t i = 0; i < t->nr_maps; i++)
 		symtab_free(t->maps[i].syms);
 	free(t->maps);
-	for (size_t i = 0; i < t->nr_images; i++) {
-		if (t->o.temp_images)
-			unlink(t->images[i].path);
+	jit_tracker_remove_images(t);
+	for (size_t i = 0; i < t->nr_images; i++)
 		free(t->images[i].path);
-	}
 	free(t->images);
-	if (t->o.temp_images && t->image_dir)
-		rmdir(t->image_dir);
 	free(t->image_dir);
 	free(t);
+}
+
+void jit_tracker_remove_images(struct jit_tracker *t)
+{
+	if (!t || !t->o.temp_images)
+		return;
+	for (size_t i = 0; i < t->nr_images; i++)
+		unlink(t->images[i].path);
+	if (t->image_dir)
+		rmdir(t->image_dir);
+	/* once: a later call (jit_tracker_free's) finds nothing to remove */
+	t->o.temp_images = false;
 }
 
 size_t jit_tracker_nr_images(const struct jit_tracker *t)

@@ -79,6 +79,13 @@ struct jit_tracker *jit_tracker_new(const struct jit_tracker_opts *opts);
 void jit_tracker_free(struct jit_tracker *t);
 
 /*
+ * With temp_images, remove the images and their folder now, as
+ * jit_tracker_free() would (for a caller that ends the process without
+ * freeing); t stays usable for its names, and its images are gone.
+ */
+void jit_tracker_remove_images(struct jit_tracker *t);
+
+/*
  * One record of the recording, in time order, with its attr and parsed
  * sample (or trailer) as the session gives them: emit() gets the injected
  * records due before it, then the record itself unless it is consumed (a
