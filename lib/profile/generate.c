@@ -287,7 +287,7 @@ static int span_fill(struct span_cache *c, struct sample_profile *p,
 	c->top_name = frames[0].func;
 	for (size_t k = 1; f && k < nf; k++)
 		c->levels[k] = f = sp_func_inlinee(p, f, frame_loc(&frames[k - 1]), frames[k].func);
-	c->body = f ? sp_func_body(f, frame_loc(&frames[nf - 1])) : NULL;
+	c->body = f ? sp_func_body(p, f, frame_loc(&frames[nf - 1])) : NULL;
 	c->dup = pg_duplication_factor(frames[nf - 1].discriminator);
 	return c->body ? 0 : -ENOMEM;
 }
@@ -453,7 +453,7 @@ static int generate_ip(struct sample_profile *p, const struct pg_count *ips, siz
 				continue;
 			}
 			f = sample_profile_func(p, sym->name);
-			body = f ? sp_func_body(f, (struct sp_loc){ 0, 0 }) : NULL;
+			body = f ? sp_func_body(p, f, (struct sp_loc){ 0, 0 }) : NULL;
 			if (!body) {
 				err = -ENOMEM;
 				break;
@@ -1299,7 +1299,7 @@ static void filter_inlinees(struct sp_func *f)
 		for (size_t k = 0; (g = hashmap_next(&c->callees, &k));) {
 			if (filtered_name(g->name)) {
 				hashmap_remove(&c->callees, hash_str(g->name), sp_func_named, g->name);
-				sp_func_free(g);
+				sp_func_release(g);
 				k = 0;	/* the table changed: start over */
 				continue;
 			}

@@ -5,12 +5,14 @@
 #include <string.h>
 
 #include "profile/sampleprof.h"
+#include "util/arena.h"
 #include "util/bytes.h"
 #include "util/error.h"
 
 struct sample_profile {
 	struct hashmap funcs;		/* top-level struct sp_func, by name */
 	struct hashmap strings;		/* interned names */
+	struct arena mem;		/* the functions, callsites, lines, targets and names */
 	struct sp_func **sorted;	/* sample_profile_sorted()'s array */
 	unsigned origin;		/* sample_profile_set_origin() */
 };
@@ -56,12 +58,8 @@ static const char *intern(struct sample_profile *p, const char *s)
 
 	if (n)
 		return n;
-	n = strdup(s);
-	if (!n || hashmap_put(&p->strings, h, n)) {
-		free(n);
-		return NULL;
-	}
-	return n;
+	n = arena_strdup(&p->mem, s);
+	return n && !hashmap_put(&p->strings, h, n) ? n : NULL;
 }
 
 struct sample_profile *sample_profile_new(void)
@@ -69,43 +67,34 @@ struct sample_profile *sample_profile_new(void)
 	return calloc(1, sizeof(struct sample_profile));
 }
 
-void sp_func_free(struct sp_func *f)
+void sp_func_release(struct sp_func *f)
 {
 	struct sp_body *b;
 	struct sp_callsite *c;
 	struct sp_func *g;
-	void *t;
 
-	for (size_t i = 0; (b = hashmap_next(&f->body, &i));) {
-		for (size_t k = 0; (t = hashmap_next(&b->targets, &k));)
-			free(t);
+	for (size_t i = 0; (b = hashmap_next(&f->body, &i));)
 		hashmap_release(&b->targets);
-		free(b);
-	}
 	hashmap_release(&f->body);
 	for (size_t i = 0; (c = hashmap_next(&f->callsites, &i));) {
 		for (size_t k = 0; (g = hashmap_next(&c->callees, &k));)
-			sp_func_free(g);
+			sp_func_release(g);
 		hashmap_release(&c->callees);
-		free(c);
 	}
 	hashmap_release(&f->callsites);
-	free(f);
 }
 
 void sample_profile_free(struct sample_profile *p)
 {
 	struct sp_func *f;
-	char *s;
 
 	if (!p)
 		return;
 	for (size_t i = 0; (f = hashmap_next(&p->funcs, &i));)
-		sp_func_free(f);
+		sp_func_release(f);
 	hashmap_release(&p->funcs);
-	for (size_t i = 0; (s = hashmap_next(&p->strings, &i));)
-		free(s);
 	hashmap_release(&p->strings);
+	arena_release(&p->mem);
 	free(p->sorted);
 	free(p);
 }
@@ -118,11 +107,9 @@ static struct sp_func *func_in(struct sample_profile *p, struct hashmap *map, co
 
 	if (f)
 		return f;
-	f = calloc(1, sizeof(*f));
-	if (!f || !(f->name = intern(p, name)) || hashmap_put(map, h, f)) {
-		free(f);
+	f = arena_zalloc(&p->mem, sizeof(*f));
+	if (!f || !(f->name = intern(p, name)) || hashmap_put(map, h, f))
 		return NULL;
-	}
 	return f;
 }
 
@@ -157,28 +144,24 @@ struct sp_func *sp_func_inlinee(struct sample_profile *p, struct sp_func *f, str
 	struct sp_callsite *c = hashmap_get(&f->callsites, h, callsite_at, &loc);
 
 	if (!c) {
-		c = calloc(1, sizeof(*c));
-		if (!c || hashmap_put(&f->callsites, h, c)) {
-			free(c);
+		c = arena_zalloc(&p->mem, sizeof(*c));
+		if (!c || hashmap_put(&f->callsites, h, c))
 			return NULL;
-		}
 		c->loc = loc;
 	}
 	return func_in(p, &c->callees, callee);
 }
 
-struct sp_body *sp_func_body(struct sp_func *f, struct sp_loc loc)
+struct sp_body *sp_func_body(struct sample_profile *p, struct sp_func *f, struct sp_loc loc)
 {
 	uint64_t h = loc_hash(loc);
 	struct sp_body *b = hashmap_get(&f->body, h, body_at, &loc);
 
 	if (b)
 		return b;
-	b = calloc(1, sizeof(*b));
-	if (!b || hashmap_put(&f->body, h, b)) {
-		free(b);
+	b = arena_zalloc(&p->mem, sizeof(*b));
+	if (!b || hashmap_put(&f->body, h, b))
 		return NULL;
-	}
 	b->loc = loc;
 	return b;
 }
@@ -186,7 +169,7 @@ struct sp_body *sp_func_body(struct sp_func *f, struct sp_loc loc)
 int sp_func_add_target(struct sample_profile *p, struct sp_func *f, struct sp_loc loc,
 		       const char *target, uint64_t count)
 {
-	struct sp_body *b = sp_func_body(f, loc);
+	struct sp_body *b = sp_func_body(p, f, loc);
 	struct sp_target *t;
 	uint64_t h = hash_str(target);
 
@@ -194,11 +177,9 @@ int sp_func_add_target(struct sample_profile *p, struct sp_func *f, struct sp_lo
 		return -ENOMEM;
 	t = hashmap_get(&b->targets, h, target_is, target);
 	if (!t) {
-		t = calloc(1, sizeof(*t));
-		if (!t || !(t->name = intern(p, target)) || hashmap_put(&b->targets, h, t)) {
-			free(t);
+		t = arena_zalloc(&p->mem, sizeof(*t));
+		if (!t || !(t->name = intern(p, target)) || hashmap_put(&b->targets, h, t))
 			return -ENOMEM;
-		}
 	}
 	t->count += count;
 	return 0;
@@ -227,7 +208,7 @@ void sample_profile_remove_if(struct sample_profile *p, bool (*pred)(const char 
 		if (!pred(f->name))
 			continue;
 		hashmap_remove(&p->funcs, hash_str(f->name), sp_func_named, f->name);
-		sp_func_free(f);
+		sp_func_release(f);
 		i = 0;	/* the table changed: start over */
 	}
 	free(p->sorted);

@@ -80,8 +80,8 @@ struct sp_func *sample_profile_find(const struct sample_profile *p, const char *
 struct sp_func *sp_func_inlinee(struct sample_profile *p, struct sp_func *f, struct sp_loc loc,
 				const char *callee);
 
-/* The body record at loc, made (count 0) on first use; NULL on ENOMEM. */
-struct sp_body *sp_func_body(struct sp_func *f, struct sp_loc loc);
+/* The body record of f (a function of p) at loc, made (count 0) on first use; NULL on ENOMEM. */
+struct sp_body *sp_func_body(struct sample_profile *p, struct sp_func *f, struct sp_loc loc);
 
 /* Add count calls to target at loc (the body record is made if needed). 0 or -ENOMEM. */
 int sp_func_add_target(struct sample_profile *p, struct sp_func *f, struct sp_loc loc,
@@ -100,8 +100,12 @@ void sample_profile_remove_if(struct sample_profile *p, bool (*pred)(const char 
 /* Whether entry (a struct sp_func) has the name key: for hashmap lookups. */
 bool sp_func_named(const void *entry, const void *key);
 
-/* Free a function profile taken out of its table, with its inlinees. */
-void sp_func_free(struct sp_func *f);
+/*
+ * Release the tables of a function profile taken out of its table, and of
+ * its inlinees. Their memory stays the profile's (one arena for every
+ * function, line and name) until sample_profile_free().
+ */
+void sp_func_release(struct sp_func *f);
 
 /* Top-level functions, sorted as LLVM's writers sort them: total descending, then name. */
 size_t sample_profile_sorted(struct sample_profile *p, struct sp_func *const **funcs);

@@ -50,20 +50,20 @@ static struct sample_profile *example(void)
 
 	m->total = 1000;
 	m->head = 10;
-	sp_func_body(m, (struct sp_loc){ 1, 0 })->count = 10;
-	sp_func_body(m, (struct sp_loc){ 2, 0 })->count = 20;
+	sp_func_body(p, m, (struct sp_loc){ 1, 0 })->count = 10;
+	sp_func_body(p, m, (struct sp_loc){ 2, 0 })->count = 20;
 	sp_func_add_target(p, m, (struct sp_loc){ 2, 0 }, "bar", 5);
 	sp_func_add_target(p, m, (struct sp_loc){ 2, 0 }, "foo", 15);
-	sp_func_body(m, (struct sp_loc){ 3, 2 })->count = 30;
+	sp_func_body(p, m, (struct sp_loc){ 3, 2 })->count = 30;
 	b = sp_func_inlinee(p, m, (struct sp_loc){ 4, 0 }, "bar");
 	b->total = 100;
-	sp_func_body(b, (struct sp_loc){ 1, 0 })->count = 100;
-	sp_func_body(b, (struct sp_loc){ 2, 1 })->count = 7;
+	sp_func_body(p, b, (struct sp_loc){ 1, 0 })->count = 100;
+	sp_func_body(p, b, (struct sp_loc){ 2, 1 })->count = 7;
 	sp_func_add_target(p, b, (struct sp_loc){ 2, 1 }, "baz", 7);
 	f->total = 50;
 	f->head = 5;
-	sp_func_body(f, (struct sp_loc){ 0, 0 })->count = 5;
-	sp_func_body(f, (struct sp_loc){ 1, 0 })->count = 45;
+	sp_func_body(p, f, (struct sp_loc){ 0, 0 })->count = 5;
+	sp_func_body(p, f, (struct sp_loc){ 1, 0 })->count = 45;
 	return p;
 }
 

@@ -2,7 +2,7 @@
 /*
  * util: the hash map (colliding hashes, growth, deletion in the middle of
  * a probe run, iteration), the sorted-range lookup, string lists, the
- * radix sort against qsort.
+ * radix sort against qsort, the arena.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "util/arena.h"
 #include "util/hashmap.h"
 #include "util/ranges.h"
 #include "util/sort.h"
@@ -186,6 +187,54 @@ static void test_strlist(void)
 	CHECK_EQ_INT(l.nr, 0);
 }
 
+/* Blocks zeroed, aligned, apart from each other, over several chunks and big ones. */
+static void test_arena(void)
+{
+	struct arena a = ARENA_INIT;
+	unsigned char *blocks[200];
+	size_t sizes[200];
+	char *s, *big, *after;
+
+	for (size_t i = 0; i < 20000; i++) {
+		size_t n = 1 + i % 97, zero = 0;
+		unsigned char *p = arena_zalloc(&a, n);
+
+		CHECK(p != NULL);
+		CHECK_EQ_INT((uintptr_t)p % 16, 0);
+		for (size_t k = 0; k < n; k++)
+			zero += !p[k];
+		CHECK_EQ_INT(zero, n);
+		/* a byte of its own: a block that overlapped another would change it */
+		memset(p, (int)(i % 251) + 1, n);
+		blocks[i % 200] = p;
+		sizes[i % 200] = n;
+		if (i % 200 == 199)
+			for (size_t b = 0; b < 200; b++)
+				for (size_t k = 0; k < sizes[b]; k++)
+					CHECK_EQ_INT(blocks[b][k], (int)((i - 199 + b) % 251) + 1);
+	}
+	/* a block bigger than a chunk; the blocks after it still come */
+	big = arena_zalloc(&a, 1 << 20);
+	CHECK(big != NULL);
+	CHECK_EQ_INT(big[0] | big[(1 << 20) - 1], 0);
+	memset(big, 1, 1 << 20);
+	after = arena_zalloc(&a, 8);
+	CHECK(after != NULL && (after < big || after >= big + (1 << 20)));
+	CHECK_EQ_INT(after[0], 0);
+	s = arena_strdup(&a, "a name");
+	CHECK_EQ_STR(s, "a name");
+	/* a size that would wrap: refused */
+	errno = 0;
+	CHECK(arena_zalloc(&a, SIZE_MAX - 3) == NULL);
+	CHECK_EQ_INT(errno, ENOMEM);
+	arena_release(&a);
+	CHECK(a.chunks == NULL);
+	/* empty again, and usable; a first block that is big */
+	CHECK(arena_zalloc(&a, 200 << 10) != NULL);
+	CHECK(arena_zalloc(&a, 0) != NULL);
+	arena_release(&a);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -242,6 +291,7 @@ static const struct unit_test tests[] = {
 	TEST(test_sort_u64),
 	TEST(test_ranges),
 	TEST(test_strlist),
+	TEST(test_arena),
 	{ 0 },
 };
 
