@@ -906,7 +906,7 @@ int cmd_profgen(int argc, char **argv)
 	for (size_t i = 0; i < g.nr_targets && g.skip_symbolization; i++)
 		for (size_t k = 0; k < g.targets[i].nr; k++) {
 			g.used += g.targets[i].dsos[k]->samples;
-			g.lbr |= g.targets[i].dsos[k]->lbr_samples > 0;
+			g.lbr |= pg_dso_has_branch_stacks(g.targets[i].dsos[k]);
 		}
 	for (size_t i = 0; i < g.nr_targets && !g.skip_symbolization; i++) {
 		struct pg_generate_stats st;

@@ -115,6 +115,9 @@ within() {
 	run -1 grep -q 'gone' <<< "${stderr_lines[1]}"
 	assert_regex "${stderr_lines[-1]}" "; left out: (.*, )?$n no file(,|$| )"
 	grep -q '^loop1:' nf.prof
+	# --show-detailed-warning names it, with its samples and why
+	run -0 --separate-stderr sbx profgen --show-detailed-warning -o nf.prof nf.data
+	grep -qxF "sbx profgen: $here/gone: $n samples left out (no file)" <<< "$stderr"
 }
 
 @test "profgen: IP-only profiles: bodies within their totals, heads from entry blocks; --pid keeps one process" {
@@ -228,6 +231,12 @@ within() {
 	assert_regex "$stderr" 'warning: 100 of 300 call-chain returns into [^ ]*profgen-loops follow no call instruction and were left out: was it built without frame pointers\?'
 	grep -qE '^ [0-9.]+: [0-9]+ leaf:200$' bad.prof
 	[ "$(grep -cE ' leaf:[0-9]+$' bad.prof)" -eq 1 ]
+	# a few (fewer than a quarter): said only with --show-detailed-warning, with no advice
+	printf '200 leaf+0x1 work+%s\n10 leaf+0x1 work+0x1\n' "$off" | "$GENLBR" -g -o few.data -b "$W"
+	run -0 --separate-stderr sbx profgen --binary "$W" -o few.prof few.data
+	[[ $stderr != *"no call instruction"* ]]
+	run -0 --separate-stderr sbx profgen --show-detailed-warning --binary "$W" -o few.prof few.data
+	assert_regex "$stderr" 'warning: 10 of 210 call-chain returns into [^ ]*profgen-loops follow no call instruction and were left out'$'\n'
 }
 
 @test "profgen: branch stacks: the profile of llvm-profgen 19, byte for byte, from perf.data and perf script" {
@@ -357,6 +366,33 @@ within() {
 	# and llvm-profgen 19 agrees
 	run -0 "$PROFGEN19" --binary="$W" --perfdata=hand.data --output=ref.prof --format=text
 	run -0 diff ref.prof hand.prof
+}
+
+@test "profgen: branch stacks of samples taken outside the binary count; --show-detailed-warning says the refused ranges" {
+	local work last call
+	work=$(nm "$W" | awk '$3 == "work" { print $1 }')
+	last=$(objdump -d --no-show-raw-insn "$W" | sed -n '/<work>:/,/^$/p' |
+		awk '/\tj/ { sub(":", "", $1); print $1; exit }')
+	call=$(objdump -d --no-show-raw-insn "$W" | sed -n '/<work>:/,/^$/p' |
+		awk '/call.*<leaf>/ { getline; sub(":", "", $1); print $1; exit }')
+	[ -n "$work" ] && [ -n "$last" ] && [ -n "$call" ]
+	# every sample's IP (its newest branch's target) is in no map; its older branch enters
+	# work, whose entry block it runs. The range of the 3 of the second line runs across
+	# work's call of leaf: refused
+	printf '5 work+0x%x>0x7f0000001000 0x7f0000002000>work\n3 work+0x%x>0x7f0000001000 0x7f0000002000>work\n' \
+		$((0x$last - 0x$work)) $((0x$call - 0x$work)) | "$GENLBR" -o out.data -b "$W"
+	run -0 --separate-stderr sbx profgen --binary "$W" -o out.prof out.data
+	run -0 grep -E '^ 1: 5$' out.prof
+	[[ $stderr != *"range samples refused"* ]]
+	run -0 "$PROFGEN19" --binary="$W" --perfdata=out.data --output=ref.prof --format=text
+	run -0 diff ref.prof out.prof
+	run -0 --separate-stderr sbx profgen --show-detailed-warning --binary "$W" -o out.prof out.data
+	grep -qx 'sbx profgen: 3 of 8 range samples refused (not on instruction boundaries, or across an unconditional branch)' <<< "$stderr"
+	# the raw counts too: llvm-profgen 19's, byte for byte
+	run -0 --separate-stderr sbx profgen --skip-symbolization --binary "$W" -o out.raw out.data
+	[[ ${stderr_lines[-1]} == *"(from branch stacks)" ]]
+	run -0 "$PROFGEN19" --binary="$W" --perfdata=out.data --skip-symbolization --output=ref.raw
+	run -0 diff ref.raw out.raw
 }
 
 @test "profgen: a real LBR recording from another machine, matched by build-id: a symbol-level profile" {

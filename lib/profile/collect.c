@@ -712,6 +712,11 @@ size_t pg_dso_ips(struct pg_dso *d, const struct pg_count **out)
 	return d->nr_ips;
 }
 
+bool pg_dso_has_branch_stacks(const struct pg_dso *d)
+{
+	return d->lbr_samples || hashmap_nr(&d->stacks);
+}
+
 struct pg_count *pg_dso_take_ips(struct pg_dso *d, size_t *n)
 {
 	const struct pg_count *ips;

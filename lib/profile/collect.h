@@ -133,6 +133,13 @@ int pg_collect_parts(struct pg_collector *c, uint32_t pid, uint8_t cpumode, uint
 size_t pg_dso_ips(struct pg_dso *d, const struct pg_count **out);
 
 /*
+ * Whether branch stacks touched d: those of its own samples, and those of
+ * samples taken elsewhere (the kernel, a library, no map) whose branches
+ * are in it. Then they are the evidence of its profile, as in llvm-profgen.
+ */
+bool pg_dso_has_branch_stacks(const struct pg_dso *d);
+
+/*
  * The IP counts of d handed over (the caller frees them; d has none after,
  * and a second take gives none), so that they can be turned into addresses
  * in place: n is their number. NULL with n 0 when d has none, NULL with n 1

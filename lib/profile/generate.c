@@ -1446,11 +1446,12 @@ int pg_write_unsymbolized(FILE *out, struct pg_dso *const *d, size_t nr, const s
 {
 	struct pg_generate_stats st;
 	struct lbr l;
-	uint64_t base, lbr = 0;
+	uint64_t base;
+	bool lbr = false;
 	int err;
 
 	for (size_t i = 0; i < nr; i++)
-		lbr += d[i]->lbr_samples;
+		lbr |= pg_dso_has_branch_stacks(d[i]);
 	*outside = 0;
 	if (!lbr)
 		return write_ip_ranges(out, d, nr, b, outside);
@@ -1479,14 +1480,13 @@ int pg_generate(struct sample_profile *p, struct pg_dso *const *d, size_t nr,
 	const struct binary *b = bin;
 	struct pg_count *ips = NULL;
 	size_t nr_ips = 0;
-	uint64_t lbr = 0, covered = 0;
+	uint64_t covered = 0;
 	int err;
 
 	memset(st, 0, sizeof(*st));
-	for (size_t i = 0; i < nr; i++)
-		lbr += d[i]->lbr_samples;
 	/* branch stacks where the recording has them: then they are the evidence */
-	st->lbr = lbr > 0;
+	for (size_t i = 0; i < nr; i++)
+		st->lbr |= pg_dso_has_branch_stacks(d[i]);
 	err = merge_ips(&ips, &nr_ips, d, nr, b);
 	if (err) {
 		err = sbx_error(-ENOMEM, "out of memory");
