@@ -73,15 +73,23 @@ void sp_func_release(struct sp_func *f)
 	struct sp_callsite *c;
 	struct sp_func *g;
 
-	for (size_t i = 0; (b = hashmap_next(&f->body, &i));)
+	for (size_t i = 0; (b = hashmap_next(&f->body, &i));) {
+		struct sp_target *t;
+
+		for (size_t k = 0; (t = hashmap_next(&b->targets, &k));)
+			arena_forget(t, sizeof(*t));
 		hashmap_release(&b->targets);
+		arena_forget(b, sizeof(*b));
+	}
 	hashmap_release(&f->body);
 	for (size_t i = 0; (c = hashmap_next(&f->callsites, &i));) {
 		for (size_t k = 0; (g = hashmap_next(&c->callees, &k));)
 			sp_func_release(g);
 		hashmap_release(&c->callees);
+		arena_forget(c, sizeof(*c));
 	}
 	hashmap_release(&f->callsites);
+	arena_forget(f, sizeof(*f));
 }
 
 void sample_profile_free(struct sample_profile *p)

@@ -7,6 +7,15 @@
 
 #include "util/arena.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n)	ASAN_POISON_MEMORY_REGION(p, n)
+#define UNPOISON(p, n)	ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define POISON(p, n)	((void)(p), (void)(n))
+#define UNPOISON(p, n)	((void)(p), (void)(n))
+#endif
+
 #define ALIGN		16
 #define CHUNK		(256u << 10)	/* a chunk's usual size */
 
@@ -76,6 +85,11 @@ char *arena_strdup(struct arena *a, const char *s)
 	return p ? memcpy(p, s, n) : NULL;
 }
 
+void arena_forget(void *p, size_t size)
+{
+	POISON(p, size);
+}
+
 void arena_release(struct arena *a)
 {
 	struct arena_chunk *c = a->chunks;
@@ -83,6 +97,7 @@ void arena_release(struct arena *a)
 	while (c) {
 		struct arena_chunk *next = c->next;
 
+		UNPOISON(c->data, c->size);	/* free() must not find it poisoned */
 		free(c);
 		c = next;
 	}

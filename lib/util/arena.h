@@ -28,6 +28,13 @@ void *arena_zalloc(struct arena *a, size_t size);
 /* A copy of s in the arena; NULL when memory ran out. */
 char *arena_strdup(struct arena *a, const char *s);
 
+/*
+ * The caller is done with the block at p of size bytes. Its memory stays
+ * the arena's; under AddressSanitizer any later use of it is reported, as
+ * a use after free() would be.
+ */
+void arena_forget(void *p, size_t size);
+
 /* Free every block at once; a is empty again. */
 void arena_release(struct arena *a);
 
