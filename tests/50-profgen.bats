@@ -368,6 +368,42 @@ within() {
 	run -0 diff ref.prof hand.prof
 }
 
+@test "profgen: calls made inside an inlined function: call targets at the inlined call site, from branch stacks and from call chains" {
+	local calls outer
+	# outer's two calls of leaf, both on one line of via (inlined into outer)
+	calls=$(objdump -d --no-show-raw-insn "$W" | sed -n '/<outer>:/,/^$/p' |
+		awk '/call.*<leaf>/ { sub(":", "", $1); print $1 }')
+	outer=$(nm "$W" | awk '$3 == "outer" { print $1 }')
+	[ "$(wc -w <<< "$calls")" -eq 2 ] && [ -n "$outer" ]
+	set -- $calls
+	# branch stacks: 4 calls from the first, 6 from the second; llvm-profgen 19 as the judge
+	printf '4 outer+0x%x>leaf\n6 outer+0x%x>leaf\n' $((0x$1 - 0x$outer)) $((0x$2 - 0x$outer)) |
+		"$GENLBR" -o inl.data -b "$W"
+	run -0 --separate-stderr sbx profgen --binary "$W" -o inl.prof inl.data
+	run -0 "$PROFGEN19" --binary="$W" --perfdata=inl.data --output=ref.prof --format=text
+	run -0 diff ref.prof inl.prof
+	# by hand: via's callsite in outer holds both calls, the second one's discriminator apart
+	run -0 cat inl.prof
+	assert_line 'leaf:0:10'
+	assert_line --regexp '^ [0-9]+(\.[0-9]+)?: via:0$'
+	assert_line --regexp '^  ([0-9]+): 0 leaf:4$'
+	assert_line --regexp '^  [0-9]+\.[0-9]+: 0 leaf:6$'
+	# IP-only with call chains: the same call sites from the return addresses (7 and 5 calls)
+	local r1 r2
+	r1=$(objdump -d --no-show-raw-insn "$W" | sed -n '/<outer>:/,/^$/p' |
+		awk -v c="$1:" '$1 == c { getline; sub(":", "", $1); print $1 }')
+	r2=$(objdump -d --no-show-raw-insn "$W" | sed -n '/<outer>:/,/^$/p' |
+		awk -v c="$2:" '$1 == c { getline; sub(":", "", $1); print $1 }')
+	printf '7 leaf outer+0x%x\n5 leaf outer+0x%x\n' $((0x$r1 - 0x$outer)) $((0x$r2 - 0x$outer)) |
+		"$GENLBR" -g -o inlg.data -b "$W"
+	run -0 --separate-stderr sbx profgen --binary "$W" -o inlg.prof inlg.data
+	run -0 cat inlg.prof
+	assert_line --regexp '^leaf:12:12$'
+	assert_line --regexp '^ [0-9]+(\.[0-9]+)?: via:0$'
+	assert_line --regexp '^  [0-9]+: 0 leaf:7$'
+	assert_line --regexp '^  [0-9]+\.[0-9]+: 0 leaf:5$'
+}
+
 @test "profgen: branch stacks of samples taken outside the binary count; --show-detailed-warning says the refused ranges" {
 	local work last call
 	work=$(nm "$W" | awk '$3 == "work" { print $1 }')

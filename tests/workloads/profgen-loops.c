@@ -10,6 +10,9 @@
  *    (not inlined), every third one also tail() (which tail-calls leaf()),
  *    with mix() inlined at two places: loops, calls, an inlined callee and a
  *    tail call for the branch-stack tests.
+ *  - MODE inlined: outer(N) (default 3000) iterations of via(), inlined,
+ *    which calls leaf() twice on one line: call sites inside an inlined
+ *    function. (After main, so that the functions above keep their code.)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,10 +64,14 @@ __attribute__((noinline)) unsigned long work(unsigned long n)
 	return s;
 }
 
+unsigned long outer(unsigned long n);
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "1";
 
+	if (!strcmp(mode, "inlined"))
+		return (int)(outer(argc > 2 ? strtoul(argv[2], NULL, 0) : 3000) & 1);
 	if (!strcmp(mode, "calls"))
 		return (int)(work(argc > 2 ? strtoul(argv[2], NULL, 0) : 3000) & 1);
 	if (!strcmp(mode, "2"))
@@ -72,4 +79,20 @@ int main(int argc, char **argv)
 	else
 		loop1((argc > 2 ? strtoul(argv[2], NULL, 0) : 100) * 1000000UL);
 	return 0;
+}
+
+static inline __attribute__((always_inline)) unsigned long via(unsigned long x)
+{
+	unsigned long y = x ^ (x >> 2);
+
+	return leaf(y) + leaf(y + 1);
+}
+
+__attribute__((noinline)) unsigned long outer(unsigned long n)
+{
+	unsigned long s = 0;
+
+	for (unsigned long i = 0; i < n; i++)
+		s += via(i);
+	return s;
 }
