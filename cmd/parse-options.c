@@ -171,6 +171,15 @@ static const char *option_text(const struct sbx_opts *p)
 	return buf;
 }
 
+/* The entry of short option ch, or NULL. */
+static const struct sbx_option *short_option(const struct sbx_option *opts, int ch)
+{
+	for (const struct sbx_option *o = opts; o->long_name || o->short_name; o++)
+		if (o->short_name == ch)
+			return o;
+	return NULL;
+}
+
 int opts_next(struct sbx_opts *p)
 {
 	int c;
@@ -205,14 +214,14 @@ int opts_next(struct sbx_opts *p)
 	case '?':
 		opts_usage_error(p, "unknown option '%s'", option_text(p));
 		return OPTS_ERROR;
-	default:
+	default: {
 		/* a short option whose entry has an id: the id, as its long one gives */
-		for (const struct sbx_option *o = p->opts; o->long_name || o->short_name; o++)
-			if (c < 0x100 && o->short_name == c && o->id) {
-				c = o->id;
-				break;
-			}
+		const struct sbx_option *o = c < 0x100 ? short_option(p->opts, c) : NULL;
+
+		if (o && o->id)
+			c = o->id;
 		break;
+	}
 	}
 	/*
 	 * An optional value may also be the next word, as perf reads
@@ -265,15 +274,6 @@ int opt_parse_size(const char *s, uint64_t *out)
 		return -1;
 	*out = (uint64_t)v << shift;
 	return 0;
-}
-
-/* The entry of short option ch, or NULL. */
-static const struct sbx_option *short_option(const struct sbx_option *opts, int ch)
-{
-	for (const struct sbx_option *o = opts; o->long_name || o->short_name; o++)
-		if (o->short_name == ch)
-			return o;
-	return NULL;
 }
 
 int opts_unknown_option(const char *cmd, const char *const *usage,

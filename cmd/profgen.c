@@ -426,6 +426,15 @@ static int cmp_samples(const void *a, const void *b)
 }
 
 /* Without --binary: the executable with the most user samples. */
+/* Whether choose_binary() passed d over for want of its file. */
+static bool passed_over(const struct profgen *g, const struct pg_dso *d)
+{
+	for (size_t i = 0; i < g->nr_no_file; i++)
+		if (g->no_file[i] == d)
+			return true;
+	return false;
+}
+
 static int choose_binary(struct profgen *g)
 {
 	struct pg_dso **all = NULL;
@@ -517,9 +526,7 @@ static int choose_binary(struct profgen *g)
 
 		for (size_t k = 0; k < g->targets[0].nr; k++)
 			said |= g->targets[0].dsos[k] == all[i];
-		for (size_t k = 0; k < g->nr_no_file; k++)
-			said |= g->no_file[k] == all[i];
-		if (said)
+		if (said || passed_over(g, all[i]))
 			continue;
 		fprintf(stderr, "%s %s (%" PRIu64 ")", shown ? "," : "; other DSOs:",
 			base_name(all[i]->dso->path), all[i]->samples);
@@ -550,12 +557,11 @@ static void count_left_out(struct profgen *g)
 		for (int r = 0; r < PG_NR_REASONS; r++)
 			g->dropped[r] += pg_collector_dropped(g->in[k].c, r);
 		for (size_t j = 0; j < n; j++) {
-			bool no_file = false;
+			bool no_file;
 
 			if (in_target(g, dsos[j]) || !dsos[j]->samples)
 				continue;
-			for (size_t i = 0; i < g->nr_no_file && !no_file; i++)
-				no_file = g->no_file[i] == dsos[j];
+			no_file = passed_over(g, dsos[j]);
 			g->dropped[no_file ? PG_NO_FILE : PG_NOT_BINARY] += dsos[j]->samples;
 			if (g->detailed)
 				fprintf(stderr, "sbx profgen: %s: %" PRIu64 " samples left out (%s)\n",

@@ -1416,6 +1416,12 @@ static int lbr_init(struct lbr *l, struct pg_dso *const *d, size_t nr, const str
  * instruction), so that the instruction counts survive the format, and no
  * branches.
  */
+static bool has_offset(const struct binary *b, uint64_t vaddr)
+{
+	/* an offset outside every segment has no address (UINT64_MAX) to write */
+	return vaddr != UINT64_MAX && vaddr >= b->exec_base;
+}
+
 static int write_ip_ranges(FILE *out, struct pg_dso *const *d, size_t nr, const struct binary *b,
 			   uint64_t *outside)
 {
@@ -1424,16 +1430,15 @@ static int write_ip_ranges(FILE *out, struct pg_dso *const *d, size_t nr, const 
 
 	if (merge_ips(&ips, &nr_ips, d, nr, b))
 		return sbx_error(-ENOMEM, "out of memory");
-	/* an offset outside every segment has no address to write */
 	for (size_t i = 0; i < nr_ips; i++) {
-		bool in = ips[i].a != UINT64_MAX && ips[i].a >= b->exec_base;
+		bool in = has_offset(b, ips[i].a);
 
 		n += in;
 		*outside += in ? 0 : ips[i].n;
 	}
 	fprintf(out, "%zu\n", n);
 	for (size_t i = 0; i < nr_ips; i++)
-		if (ips[i].a != UINT64_MAX && ips[i].a >= b->exec_base)
+		if (has_offset(b, ips[i].a))
 			fprintf(out, "%" PRIx64 "-%" PRIx64 ":%" PRIu64 "\n", ips[i].a - b->exec_base,
 				ips[i].a - b->exec_base, ips[i].n);
 	fprintf(out, "0\n");
