@@ -4,6 +4,9 @@
 #
 #   scripts/bench/run.sh [N]      N invocations per figure (default 10)
 #
+# With the TSC counter it ends with 10 s of scripts/bench/tsc-clock.sh: how
+# steady the clock was, which the spreads depend on.
+#
 # SBX names the binary (default build/default/sbx). Figures are printed as markdown
 # tables. On a loaded machine the spread grows: say so with the figures.
 set -eu
@@ -119,3 +122,12 @@ for s in add-chain imul-chain; do
 	read -r tsm _ _ _ < <(stats "$tmp/ts")
 	echo "| $s.s | $sm | $em | $(awk -v a="$tem" -v b="$tsm" 'BEGIN { printf "%.2f", a / b }') |"
 done
+echo
+
+# The spreads above depend on the host's clock at the time: 10 s of the
+# probe right after them (scripts/bench/tsc-clock.sh).
+if [ "$counter" = tsc-cycles ] && [ "$(uname -m)" = x86_64 ]; then
+	echo "## The clock right after (scripts/bench/tsc-clock.sh 10)"
+	echo
+	scripts/bench/tsc-clock.sh 10 | tail -n +5 | sed 's/^## /### /'
+fi
