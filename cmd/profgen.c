@@ -425,7 +425,6 @@ static int cmp_samples(const void *a, const void *b)
 	return strcmp(x->dso->path, y->dso->path);
 }
 
-/* Without --binary: the executable with the most user samples. */
 /* Whether choose_binary() passed d over for want of its file. */
 static bool passed_over(const struct profgen *g, const struct pg_dso *d)
 {
@@ -435,6 +434,7 @@ static bool passed_over(const struct profgen *g, const struct pg_dso *d)
 	return false;
 }
 
+/* Without --binary: the executable with the most user samples. */
 static int choose_binary(struct profgen *g)
 {
 	struct pg_dso **all = NULL;

@@ -369,10 +369,10 @@ within() {
 }
 
 @test "profgen: calls made inside an inlined function: call targets at the inlined call site, from branch stacks and from call chains" {
-	local calls outer
+	local dis calls outer
+	dis=$(objdump -d --no-show-raw-insn "$W" | sed -n '/<outer>:/,/^$/p')
 	# outer's two calls of leaf, both on one line of via (inlined into outer)
-	calls=$(objdump -d --no-show-raw-insn "$W" | sed -n '/<outer>:/,/^$/p' |
-		awk '/call.*<leaf>/ { sub(":", "", $1); print $1 }')
+	calls=$(awk '/call.*<leaf>/ { sub(":", "", $1); print $1 }' <<< "$dis")
 	outer=$(nm "$W" | awk '$3 == "outer" { print $1 }')
 	[ "$(wc -w <<< "$calls")" -eq 2 ] && [ -n "$outer" ]
 	set -- $calls
@@ -390,10 +390,10 @@ within() {
 	assert_line --regexp '^  [0-9]+\.[0-9]+: 0 leaf:6$'
 	# IP-only with call chains: the same call sites from the return addresses (7 and 5 calls)
 	local r1 r2
-	r1=$(objdump -d --no-show-raw-insn "$W" | sed -n '/<outer>:/,/^$/p' |
-		awk -v c="$1:" '$1 == c { getline; sub(":", "", $1); print $1 }')
-	r2=$(objdump -d --no-show-raw-insn "$W" | sed -n '/<outer>:/,/^$/p' |
-		awk -v c="$2:" '$1 == c { getline; sub(":", "", $1); print $1 }')
+	# the return address of a call: the address of the instruction after it
+	after() { awk -v c="$1:" '$1 == c { getline; sub(":", "", $1); print $1 }' <<< "$dis"; }
+	r1=$(after "$1")
+	r2=$(after "$2")
 	printf '7 leaf outer+0x%x\n5 leaf outer+0x%x\n' $((0x$r1 - 0x$outer)) $((0x$r2 - 0x$outer)) |
 		"$GENLBR" -g -o inlg.data -b "$W"
 	run -0 --separate-stderr sbx profgen --binary "$W" -o inlg.prof inlg.data

@@ -1410,17 +1410,18 @@ static int lbr_init(struct lbr *l, struct pg_dso *const *d, size_t nr, const str
 	return err;
 }
 
+/* An offset outside every segment has no address (UINT64_MAX) to write. */
+static bool has_offset(const struct binary *b, uint64_t vaddr)
+{
+	return vaddr != UINT64_MAX && vaddr >= b->exec_base;
+}
+
 /*
  * IP samples in llvm-profgen's unsymbolized profile: each sampled
  * instruction a range of its own (START-START: the range ends at its last
  * instruction), so that the instruction counts survive the format, and no
  * branches.
  */
-static bool has_offset(const struct binary *b, uint64_t vaddr)
-{
-	/* an offset outside every segment has no address (UINT64_MAX) to write */
-	return vaddr != UINT64_MAX && vaddr >= b->exec_base;
-}
 
 static int write_ip_ranges(FILE *out, struct pg_dso *const *d, size_t nr, const struct binary *b,
 			   uint64_t *outside)
