@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "util/error.h"
+#include "util/escape.h"
 #include "measure/events.h"
 #include "measure/measure.h"
 
@@ -47,7 +48,12 @@ enum { SLOT_CAL_1, SLOT_CAL_2, SLOT_SNIP_2, SLOT_SNIP_1, N_SLOTS };
 
 enum counter_kind { CK_HW, CK_TSC, CK_TASK };
 
-/* What the child writes for the parent (a MAP_SHARED page). */
+/*
+ * What the child writes for the parent (a MAP_SHARED page between guard
+ * pages). The snippet runs in that process and can write it too: the
+ * parent reads a copy taken once the child is gone (report_take()) and
+ * checks every field before it uses one (report_check()).
+ */
 struct shared {
 	int done;		/* measuring finished */
 	unsigned char unavailable[MEASURE_MAX_EVENTS];	/* events the machine cannot count */
@@ -838,6 +844,86 @@ static double cal_ratio(const struct shared *sh, size_t stride, unsigned from, u
 	return (m2 - m1) / (CAL_ADDS * CAL_CALLS);
 }
 
+/*
+ * The shared pages for the child's report, sh_size bytes between two
+ * PROT_NONE guard pages, so that no mapping of the child's is next to
+ * them: a snippet's store that runs off its own memory faults instead.
+ */
+static struct shared *report_map(size_t sh_size)
+{
+	uint8_t *area = mmap(NULL, sh_size + 2 * PAGE, PROT_NONE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *sh;
+
+	if (area == MAP_FAILED)
+		return NULL;
+	sh = mmap(area + PAGE, sh_size, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (sh == MAP_FAILED) {
+		int e = errno;
+
+		munmap(area, sh_size + 2 * PAGE);
+		errno = e;
+		return NULL;
+	}
+	return sh;
+}
+
+static void report_unmap(struct shared *live, size_t sh_size)
+{
+	munmap((uint8_t *)live - PAGE, sh_size + 2 * PAGE);
+}
+
+/*
+ * The child's report, copied out of the shared pages (which are unmapped)
+ * once the child has ended: nothing it left behind can change the copy
+ * while the parent reads it. NULL with ENOMEM.
+ */
+static struct shared *report_take(struct shared *live, size_t sh_size)
+{
+	struct shared *sh = malloc(sh_size);
+
+	if (sh)
+		memcpy(sh, live, sh_size);
+	report_unmap(live, sh_size);
+	if (sh)
+		sh->msg[sizeof(sh->msg) - 1] = 0;
+	return sh;
+}
+
+/*
+ * Whether the copy holds what the harness writes: flags 0 or 1, the index
+ * of a multiplexed counter among the n_counters it opened, the code's
+ * ranges in order. Else false with why (the snippet wrote over it).
+ */
+static bool report_check(const struct shared *sh, int n_counters, char *why, size_t len)
+{
+	const char *field = NULL;
+	long long value = 0;
+
+	if (sh->done != 0 && sh->done != 1)
+		field = "done", value = sh->done;
+	else if (sh->setup_failed != 0 && sh->setup_failed != 1)
+		field = "setup_failed", value = sh->setup_failed;
+	else if (sh->multiplexed < 0 || sh->multiplexed > n_counters)
+		field = "multiplexed", value = sh->multiplexed;
+	for (int i = 0; !field && i < MEASURE_MAX_EVENTS; i++)
+		if (sh->unavailable[i] > 1)
+			field = "unavailable", value = sh->unavailable[i];
+	if (field) {
+		snprintf(why, len, "the snippet wrote over sbx's report in its process "
+			 "(%s = %lld); its figures cannot be trusted", field, value);
+		return false;
+	}
+	if (sh->done && !(sh->code_begin <= sh->copies_begin &&
+			  sh->copies_begin <= sh->copies_end && sh->copies_end <= sh->code_end)) {
+		snprintf(why, len, "the snippet wrote over sbx's report in its process "
+			 "(the code's bounds); its figures cannot be trusted");
+		return false;
+	}
+	return true;
+}
+
 /* One child for one repetition mode; fills r->values (aggregated). */
 static int measure_one(const struct snippet *s, const struct measure_opts *o,
 		       enum measure_repetition rep, enum counter_kind ck,
@@ -852,10 +938,12 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 					     WORKLOAD_OWN_GROUP };
 	struct workload_status st;
 	struct workload *w;
-	struct shared *sh;
-	double *ev, ratio = 0, ratio_a = INFINITY, ratio_b = INFINITY;
+	struct shared *live, *sh;
+	double *ev = NULL, ratio = 0, ratio_a = INFINITY, ratio_b = INFINITY;
 	unsigned n = o->repeat_count;
 	unsigned long ninsn;
+	/* the counters the child opens: the cycle counter unless TSC, and the events */
+	int n_counters = (ck == CK_TSC ? 0 : 1) + o->n_events;
 	int err;
 
 	a->rep = rep;
@@ -870,10 +958,10 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 		return sbx_error(-E2BIG, "%s: %lu copies of %zu bytes is too much code; lower "
 				 "--min-instructions or use --repetition-mode loop", s->name,
 				 2 * a->k, s->code_size);
-	sh = mmap(NULL, sh_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED)
+	live = report_map(sh_size);
+	if (!live)
 		return sbx_error_errno(-errno, "cannot map shared memory");
-	a->sh = sh;
+	a->sh = live;
 	err = workload_prepare(&wo, &w);
 	if (!err) {
 		err = workload_start(w);
@@ -882,24 +970,27 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 		workload_free(w);
 	}
 	if (err < 0) {
-		munmap(sh, sh_size);
+		report_unmap(live, sh_size);
 		return err;
 	}
+	sh = report_take(live, sh_size);
+	if (!sh)
+		return sbx_error(-ENOMEM, "out of memory");
 	r->status = st;
+	if (!report_check(sh, n_counters, r->error, sizeof(r->error)))
+		goto out;
 	if (sh->setup_failed) {
-		snprintf(r->error, sizeof(r->error), "%s", sh->msg);
-		munmap(sh, sh_size);
-		return 0;
+		/* the harness's own words, unless the snippet wrote them */
+		escape_text(r->error, sizeof(r->error), sh->msg, sizeof(sh->msg));
+		goto out;
 	}
 	if (st.exited && st.exit_code == 0 && !sh->done) {
 		r->exited = true;
-		munmap(sh, sh_size);
-		return 0;
+		goto out;
 	}
 	if (!(st.exited && st.exit_code == 0 && sh->done)) {
 		describe_failure(s, sh, &st, o->timeout_s, rep, r->error, sizeof(r->error));
-		munmap(sh, sh_size);
-		return 0;
+		goto out;
 	}
 	if (sh->multiplexed) {
 		int i = sh->multiplexed - 1 - (ck == CK_TSC ? 0 : 1);
@@ -907,8 +998,7 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 		snprintf(r->error, sizeof(r->error), "the counter %s was not scheduled on the CPU "
 			 "the entire time (too many --counters, or the NMI watchdog holds one)",
 			 i < 0 ? r->counter : o->events[i]);
-		munmap(sh, sh_size);
-		return 0;
+		goto out;
 	}
 
 	/* aggregate */
@@ -917,7 +1007,7 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 	r->instructions = a->k * (unsigned long)s->insn_count;
 	ev = calloc(n, sizeof(double));
 	if (!ev) {
-		munmap(sh, sh_size);
+		free(sh);
 		return sbx_error(-ENOMEM, "out of memory");
 	}
 #define RAW(rep_, slot_, i_) ((double)sh->raw[((size_t)(rep_) * N_SLOTS + (slot_)) * stride + (i_)])
@@ -968,7 +1058,7 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 #undef RAW
 out:
 	free(ev);
-	munmap(sh, sh_size);
+	free(sh);
 	return 0;
 }
 

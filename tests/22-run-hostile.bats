@@ -1,0 +1,53 @@
+#!/usr/bin/env bats
+# sbx run against hostile snippets: a snippet is code that runs in the
+# measuring child, and what that process writes is input the parent checks.
+# Nothing a snippet does reaches sbx run, another snippet, or outlives sbx.
+
+load test_helper
+
+SN=$TOP/tests/data/snippets
+
+# A snippet from tests/data/snippets/NAME.c, compiled to assembly here.
+snippet_from_c() {
+	gcc -O1 -S -fno-asynchronous-unwind-tables -fno-stack-protector -fcf-protection=none \
+		-o "$BATS_TEST_TMPDIR/$1.s" "$SN/$1.c"
+}
+
+@test "a snippet that writes over the child's report: a per-snippet error, never a crash of sbx run" {
+	# under seccomp: the page above its context page, where the report used to be,
+	# is a guard page now
+	run -1 --separate-stderr sbx run "$SN/forge-next-page.s"
+	assert_output ''
+	assert_regex "$stderr" "^sbx run: error: $SN/forge-next-page.s: SIGSEGV at address 0x[0-9a-f]+, snippet\+0x[0-9a-f]+: movl \\\$1, \(%rbx\)$"
+	# with system calls: it finds the report's pages through /proc/self/maps, writes
+	# "done" and a counter index out of range, and exits 0
+	snippet_from_c forge-report
+	run -1 --separate-stderr sbx run --allow-syscalls "$BATS_TEST_TMPDIR/forge-report.s"
+	assert_equal "$stderr" "sbx run: error: $BATS_TEST_TMPDIR/forge-report.s: the snippet wrote over sbx's report in its process (multiplexed = 2147483647); its figures cannot be trusted"
+	# in a batch, the other snippets are measured
+	run -1 --separate-stderr sbx run --allow-syscalls --format json "$SN/add-chain.s" \
+		"$BATS_TEST_TMPDIR/forge-report.s" "$SN/imul-chain.s"
+	assert_equal "${#lines[@]}" 3
+	assert_regex "${lines[0]}" '"value":'
+	assert_regex "${lines[1]}" '"error":"[^"]*forge-report.s: the snippet wrote over sbx'"'"'s report'
+	assert_regex "${lines[2]}" '"value":'
+}
+
+@test "a hostile document in an llvm-exegesis YAML sweep is that document's error; the sweep goes on" {
+	as -o "$BATS_TEST_TMPDIR/f.o" "$SN/forge-next-page.s"
+	objcopy -O binary -j .text "$BATS_TEST_TMPDIR/f.o" "$BATS_TEST_TMPDIR/f.bin"
+	local hex
+	hex=$(od -An -v -tx1 "$BATS_TEST_TMPDIR/f.bin" | tr -d ' \n' | tr a-f A-F)
+	{
+		sed -n '/^---/,/^\.\.\./p' "$TOP/tests/data/exegesis/snippets.yaml" | sed -n '1,/^\.\.\./p'
+		printf -- '---\nmode: latency\nkey:\n  instructions:\n    - FORGE\n  config: %s\n' "''"
+		printf '  register_initial_values: []\nmin_instructions: 10000\nassembled_snippet: %s%sC3\n...\n' \
+			"$hex" "$hex"
+		sed -n '/^---/,/^\.\.\./p' "$TOP/tests/data/exegesis/snippets.yaml" | sed -n '1,/^\.\.\./p'
+	} > "$BATS_TEST_TMPDIR/sweep.yaml"
+	run -1 --separate-stderr sbx run --format json "$BATS_TEST_TMPDIR/sweep.yaml"
+	assert_equal "${#lines[@]}" 3
+	assert_regex "${lines[0]}" '"value":'
+	assert_regex "${lines[1]}" '"error":"[^"]*SIGSEGV at address 0x[0-9a-f]+, snippet\+0x[0-9a-f]+'
+	assert_regex "${lines[2]}" '"value":'
+}
