@@ -51,3 +51,15 @@ snippet_from_c() {
 	assert_regex "${lines[1]}" '"error":"[^"]*SIGSEGV at address 0x[0-9a-f]+, snippet\+0x[0-9a-f]+'
 	assert_regex "${lines[2]}" '"value":'
 }
+
+@test "a snippet's process holds no descriptor of sbx run's: nothing it writes reaches the output" {
+	run -0 --separate-stderr sbx run --allow-syscalls --benchmarks-file "$BATS_TEST_TMPDIR/out.yaml" \
+		"$SN/write-fds.s"
+	refute_output --partial EVIL
+	run -0 grep -c '^mode:' "$BATS_TEST_TMPDIR/out.yaml"
+	run -1 grep EVIL "$BATS_TEST_TMPDIR/out.yaml"
+	# standard output is the output: the snippet's is /dev/null
+	run -0 --separate-stderr sbx run --allow-syscalls --format yaml "$SN/write-fds.s"
+	refute_output --partial EVIL
+	assert_line --regexp '^mode: +latency'
+}

@@ -6,6 +6,7 @@
  */
 #include <cpuid.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -944,7 +945,7 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 	unsigned long ninsn;
 	/* the counters the child opens: the cycle counter unless TSC, and the events */
 	int n_counters = (ck == CK_TSC ? 0 : 1) + o->n_events;
-	int err;
+	int stdio[3] = { -1, -1, -1 }, null_fd, err;
 
 	a->rep = rep;
 	a->ck = ck;
@@ -962,7 +963,17 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 	if (!live)
 		return sbx_error_errno(-errno, "cannot map shared memory");
 	a->sh = live;
+	/* no input, and nothing the snippet writes to 1 reaches sbx's output */
+	null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null_fd < 0) {
+		err = sbx_error_errno(-errno, "cannot open /dev/null");
+		report_unmap(live, sh_size);
+		return err;
+	}
+	stdio[0] = stdio[1] = null_fd;
+	wo.stdio_fds = stdio;
 	err = workload_prepare(&wo, &w);
+	close(null_fd);
 	if (!err) {
 		err = workload_start(w);
 		if (!err)

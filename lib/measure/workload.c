@@ -74,6 +74,16 @@ static void end_child(struct workload *w)
 	kill(w->pid, SIGKILL);
 }
 
+/* Close every descriptor from fd up. */
+static void close_fds_from(int fd)
+{
+	if (syscall(SYS_close_range, (unsigned)fd, ~0u, 0) == 0)
+		return;
+	/* before Linux 5.9 */
+	for (long i = fd, max = sysconf(_SC_OPEN_MAX); i < (max > 0 ? max : 65536); i++)
+		close((int)i);
+}
+
 /* In the child: everything up to the exec or the function. Never returns. */
 static void child_main(struct workload *w, int cork_rd, int err_wr)
 {
@@ -129,6 +139,12 @@ static void child_main(struct workload *w, int cork_rd, int err_wr)
 		int code;
 
 		close(err_wr);	/* EOF tells workload_start() that we run */
+		/*
+		 * nothing of the parent's but 0-2 (the output being written, the
+		 * watchdog's pipe, a file being read): the function may run code
+		 * that writes to any descriptor it has
+		 */
+		close_fds_from(3);
 		code = w->opts.fn(w->opts.arg) & 0xff;
 		/* exit_group itself: _exit()'s wrappers (sanitizers) may make other
 		   system calls, which a seccomp filter would refuse */

@@ -66,7 +66,8 @@ enum {
 struct workload_opts {
 	char *const *argv;		/* exec this, searching PATH ... */
 	int (*fn)(void *arg);		/* ... or run this in the child; its return is the exit
-					   code, passed to exit_group(2) directly */
+					   code, passed to exit_group(2) directly. It starts
+					   with descriptors 0-2 only: the others are closed */
 	void *arg;			/* passed to fn (in the child's copy of memory) */
 	unsigned flags;			/* WORKLOAD_* */
 	int cpu;			/* pin the child to this CPU; -1 none */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,11 +38,14 @@ static int fn_write_after_lock(void *arg)
 	return 0;
 }
 
+/* A pipe of its own (what the parent had open is closed), read under the filter. */
 static int fn_read_allowed_fd(void *arg)
 {
-	int *fds = arg;
+	int fds[2];
 	char c;
 
+	if (pipe(fds) || write(fds[1], "A", 1) != 1)
+		return 96;
 	if (workload_seccomp_lock(&fds[0], 1, 0) < 0)
 		return 99;
 	/* raw system calls: a sanitizer's wrappers may make others on the way out */
@@ -119,11 +123,8 @@ static void test_seccomp_names_the_syscall(void)
 static void test_seccomp_allows_listed_fd(void)
 {
 	struct workload_status st;
-	int p[2];
 
-	CHECK(pipe(p) == 0);
-	CHECK(write(p[1], "A", 1) == 1);
-	CHECK_EQ_INT(run_fn(fn_read_allowed_fd, p, WORKLOAD_PTRACE | WORKLOAD_SECCOMP, 5,
+	CHECK_EQ_INT(run_fn(fn_read_allowed_fd, NULL, WORKLOAD_PTRACE | WORKLOAD_SECCOMP, 5,
 			    &st), 0);
 	CHECK(st.exited);
 	CHECK_EQ_INT(st.exit_code, 'A');
@@ -132,6 +133,29 @@ static void test_seccomp_allows_listed_fd(void)
 
 		fprintf(stderr, "# %s\n", workload_status_describe(&st, 5, buf, sizeof(buf)));
 	}
+}
+
+/* Exit 0 when none of the parent's descriptors above 2 is open here, else the first one. */
+static int fn_count_inherited(void *arg)
+{
+	const int *fds = arg;
+
+	for (int i = 0; i < 2; i++)
+		if (fcntl(fds[i], F_GETFD) >= 0)
+			return fds[i];
+	return 0;
+}
+
+static void test_function_child_has_only_stdio(void)
+{
+	struct workload_status st;
+	int p[2];
+
+	/* without close-on-exec, as a descriptor a library left open would be */
+	CHECK(pipe(p) == 0);
+	CHECK_EQ_INT(run_fn(fn_count_inherited, p, 0, 5, &st), 0);
+	CHECK(st.exited);
+	CHECK_EQ_INT(st.exit_code, 0);
 	close(p[0]);
 	close(p[1]);
 }
@@ -188,6 +212,7 @@ static const struct unit_test tests[] = {
 	TEST(test_timeout),
 	TEST(test_seccomp_names_the_syscall),
 	TEST(test_seccomp_allows_listed_fd),
+	TEST(test_function_child_has_only_stdio),
 	TEST(test_exec_and_exec_failure),
 	TEST(test_cancel_leaves_no_child),
 	TEST(test_bad_opts),
