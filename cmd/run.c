@@ -1251,6 +1251,14 @@ static int run_main(int argc, char **argv)
 		opts_finish(&p, OPTS_END);
 		return EXIT_FAILED;
 	}
+	/*
+	 * each snippet's child is born in a PID namespace of its own (measure.c):
+	 * under seccomp it signals nobody anyway, with system calls the namespace
+	 * is what stops it
+	 */
+	if (c.mo.allow_syscalls && workload_pid_ns_missing())
+		warning("--allow-syscalls: %s; the snippets can see and signal sbx's processes "
+			"(a SIGSTOP to sbx holds its --timeout)", workload_pid_ns_missing());
 	c.mo.stop = c.ao.stop = &stop_signal;
 	c.ao.timeout_s = c.mo.timeout_s;
 	catch_stop_signals();

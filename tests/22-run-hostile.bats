@@ -63,3 +63,65 @@ snippet_from_c() {
 	refute_output --partial EVIL
 	assert_line --regexp '^mode: +latency'
 }
+
+# As a plain user: a folder nobody may read, with the snippets of the test.
+plain_user_dir() {
+	PLAIN=$(mktemp -d /tmp/sbx-plain.XXXXXX)
+	chmod 755 "$PLAIN"
+	cp "$@" "$PLAIN/"
+	chmod 644 "$PLAIN"/*
+}
+
+# the command prefix that runs as nobody
+PLAIN_USER=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+
+teardown() {
+	[ -z "${PLAIN:-}" ] || rm -rf "$PLAIN"
+}
+
+@test "a snippet that SIGSTOPs sbx run cannot hold its --timeout (as root and as a plain user)" {
+	run -1 --separate-stderr timeout 30 "$SBX" run --allow-syscalls --timeout 2 "$SN/stop-parent.s"
+	assert_equal "$stderr" "sbx run: error: $SN/stop-parent.s: timed out after 2 s"
+	[ "$(id -u)" -eq 0 ] || skip "running as another user needs root"
+	plain_user_dir "$SN/stop-parent.s"
+	run -1 --separate-stderr timeout 30 "${PLAIN_USER[@]}" "$SBX" run --allow-syscalls --timeout 2 \
+		"$PLAIN/stop-parent.s"
+	assert_equal "$stderr" "sbx run: error: $PLAIN/stop-parent.s: timed out after 2 s"
+}
+
+# Start sbx (as the command in "$@" before it, under the name $tag) on the escape
+# snippet in folder $1, see its daemon spin, SIGKILL sbx: nothing of it may remain.
+escape_and_kill() {
+	local dir=$1 tag=sbx-e$RANDOM pid n cg
+	shift
+	ln -s "$SBX" "$dir/$tag"
+	live() { pgrep -c -r R,S,D,T,t -x "$tag" || true; }	# not zombies
+	"$@" "$dir/$tag" run --allow-syscalls --timeout 60 "$dir/escape.s" 2> "$dir/err" &
+	pid=$!
+	# sbx run, the snippet's child and its daemon (the watchdog and init have names of their own)
+	for _ in $(seq 200); do [ "$(live)" -ge 3 ] && break; sleep 0.05; done
+	[ "$(live)" -ge 3 ] || { cat "$dir/err"; ps -eo pid,ppid,stat,comm; false; }
+	# the watchdog it tried to kill lives, and sbx was not stopped
+	pgrep -x sbx-watchdog > /dev/null || [ ! -d "$(cgroup2_mount)" ]
+	run ps -o stat= -p "$(pgrep -o -x "$tag")"
+	refute_output --regexp 'T'
+	SBX_PID=$(pgrep -o -x "$tag")
+	kill -KILL "$SBX_PID"
+	wait "$pid" || true
+	for _ in $(seq 100); do [ "$(live)" -eq 0 ] && break; sleep 0.05; done
+	n=$(live)
+	[ "$n" -eq 0 ] || { ps -eo pid,ppid,stat,comm,cgroup | grep -e "$tag" -e sbx-; pkill -KILL -x "$tag"; false; }
+	# and its cgroup is gone
+	cg=$(cgroup2_mount)
+	[ -n "$cg" ] || return 0
+	for _ in $(seq 100); do [ -d "$cg/sbx-$SBX_PID" ] || break; sleep 0.05; done
+	[ ! -d "$cg/sbx-$SBX_PID" ]
+}
+
+@test "a snippet that kills the watchdog, leaves sbx's cgroup and forks a daemon does not outlive a SIGKILL of sbx run (as root and as a plain user)" {
+	snippet_from_c escape
+	escape_and_kill "$BATS_TEST_TMPDIR"
+	[ "$(id -u)" -eq 0 ] || skip "running as another user needs root"
+	plain_user_dir "$BATS_TEST_TMPDIR/escape.s"
+	escape_and_kill "$PLAIN" "${PLAIN_USER[@]}"
+}

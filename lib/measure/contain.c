@@ -475,9 +475,9 @@ uint64_t contain_oom_kills(void)
 	return found;
 }
 
-pid_t contain_watchdog(void)
+bool contain_is_own(pid_t pid)
 {
-	return S.watchdog;
+	return pid > 0 && pid == S.watchdog;
 }
 
 int contain_fd(void)

@@ -20,6 +20,9 @@
  *    PR_SET_PDEATHSIG reach. At a normal exit contain_end() (atexit) does
  *    the same and waits for the watchdog: it does not outlive sbx either.
  *
+ * A workload that must not reach sbx's processes at all (sbx run's
+ * snippets) is also born in a PID namespace of its own (WORKLOAD_PID_NS).
+ *
  * Limits (--max-pids, --max-memory) go into the cgroup: pids.max and
  * memory.max of cgroup v2 where those controllers are enabled for it, else
  * a cgroup of the v1 pids or memory hierarchy (hybrid systems). A limit
@@ -54,8 +57,8 @@ int contain_start(const struct contain_limits *lim);
  */
 int contain_join(pid_t pid);
 
-/* The watchdog's pid (not a descendant to end), or 0. */
-pid_t contain_watchdog(void);
+/* Whether pid is containment's own process (the watchdog): a child of sbx not to end. */
+bool contain_is_own(pid_t pid);
 
 /* The write end of the watchdog's pipe, which a forked child must close; -1: none. */
 int contain_fd(void);

@@ -936,7 +936,7 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 	struct workload_opts wo = { .fn = child_main, .arg = a, .cpu = o->cpu,
 				    .timeout_s = o->timeout_s, .stop = o->stop,
 				    .flags = WORKLOAD_PTRACE | WORKLOAD_SECCOMP |
-					     WORKLOAD_OWN_GROUP };
+					     WORKLOAD_OWN_GROUP | WORKLOAD_PID_NS };
 	struct workload_status st;
 	struct workload *w;
 	struct shared *live, *sh;

@@ -46,7 +46,12 @@ struct workload {
 	unsigned long fatal_addr, fatal_ip;
 	long fatal_syscall;
 	uint64_t oom_before;	/* OOM kills in the memory cgroup when it joined */
+	bool pid_ns;		/* the child is the init of a PID namespace of its own */
 };
+
+/* why WORKLOAD_PID_NS children get no namespace here ("" while unknown, NULL: they do) */
+static const char *pid_ns_missing = "";
+static char pid_ns_missing_buf[192];
 
 static double now_s(void)
 {
@@ -72,6 +77,19 @@ static void end_child(struct workload *w)
 	if (w->opts.flags & WORKLOAD_OWN_GROUP)
 		kill(-w->pid, SIGKILL);
 	kill(w->pid, SIGKILL);
+}
+
+/* Write text to a /proc file; 0 or -errno. */
+static int write_proc(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		err = errno ? -errno : -EIO;
+	close(fd);
+	return err;
 }
 
 /* Close every descriptor from fd up. */
@@ -102,8 +120,16 @@ static void child_main(struct workload *w, int cork_rd, int err_wr)
 
 		setrlimit(RLIMIT_AS, &as);
 	}
-	/* what the parent ignores or blocks for itself is not the workload's business */
+	/*
+	 * what the parent ignores, blocks or catches for itself is not the
+	 * workload's business: exec resets caught signals, and a function
+	 * child (which does not exec) gets every signal's default action too
+	 */
 	signal(SIGPIPE, SIG_DFL);
+	if (w->opts.fn)
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sig != SIGKILL && sig != SIGSTOP)
+				signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (w->opts.stdio_fds) {
@@ -112,6 +138,9 @@ static void child_main(struct workload *w, int cork_rd, int err_wr)
 				dup2(w->opts.stdio_fds[i], i);
 	}
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* the parent may be undumpable (kept from its other children's reach): not this one */
+	if (w->opts.flags & WORKLOAD_PTRACE)
+		prctl(PR_SET_DUMPABLE, 1);
 	if (w->opts.flags & WORKLOAD_OWN_GROUP)
 		setpgid(0, 0);
 	if (w->opts.cpu >= 0) {
@@ -160,6 +189,70 @@ static void child_main(struct workload *w, int cork_rd, int err_wr)
 	_exit(127);
 }
 
+/*
+ * Fork the child: with WORKLOAD_PID_NS, into a PID namespace of its own
+ * (and a user namespace for a plain user, whose id maps the parent writes
+ * while the child is corked); where the kernel refuses, a plain fork. The
+ * child returns 0 here, as from fork(); *in_ns says which it got.
+ */
+static pid_t fork_child(unsigned flags, bool *in_ns)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	pid_t pid;
+	char map[64], path[64];
+
+	*in_ns = false;
+	if (!(flags & WORKLOAD_PID_NS))
+		return fork();
+	/* clone(2) as fork(2) does it, with the namespaces: the child runs on */
+	pid = (pid_t)syscall(SYS_clone, (unsigned long)(SIGCHLD | CLONE_NEWPID |
+						       (uid ? CLONE_NEWUSER : 0)),
+			     NULL, NULL, NULL, NULL);
+	if (pid < 0) {
+		int e = errno;
+
+		snprintf(pid_ns_missing_buf, sizeof(pid_ns_missing_buf), "%s: %s%s",
+			 uid ? "no user namespace for a PID namespace" : "no PID namespace",
+			 strerror(e), uid ? " (see /proc/sys/user/max_user_namespaces)" : "");
+		pid_ns_missing = pid_ns_missing_buf;
+		return fork();
+	}
+	if (pid == 0)
+		return 0;
+	*in_ns = true;
+	pid_ns_missing = NULL;
+	if (!uid)
+		return pid;
+	/* the same ids inside: what the child makes is still the user's */
+	snprintf(map, sizeof(map), "%ld %ld 1", (long)uid, (long)uid);
+	snprintf(path, sizeof(path), "/proc/%ld/uid_map", (long)pid);
+	if (write_proc(path, map) == 0) {
+		snprintf(path, sizeof(path), "/proc/%ld/setgroups", (long)pid);
+		write_proc(path, "deny");
+		snprintf(map, sizeof(map), "%ld %ld 1", (long)gid, (long)gid);
+		snprintf(path, sizeof(path), "/proc/%ld/gid_map", (long)pid);
+		write_proc(path, map);
+	}
+	return pid;
+}
+
+const char *workload_pid_ns_missing(void)
+{
+	if (pid_ns_missing && !pid_ns_missing[0]) {
+		/* no child made yet: one that only exits says */
+		bool in_ns;
+		pid_t pid = fork_child(WORKLOAD_PID_NS, &in_ns);
+
+		if (pid == 0)
+			syscall(SYS_exit_group, 0);
+		if (pid > 0)
+			while (waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
+				;
+	}
+	return pid_ns_missing && pid_ns_missing[0] ? pid_ns_missing : NULL;
+}
+
 int workload_prepare(const struct workload_opts *opts, struct workload **out)
 {
 	struct workload *w;
@@ -185,7 +278,7 @@ int workload_prepare(const struct workload_opts *opts, struct workload **out)
 		goto fail;
 	}
 	fflush(NULL);
-	w->pid = fork();
+	w->pid = fork_child(opts->argv ? opts->flags & ~WORKLOAD_PID_NS : opts->flags, &w->pid_ns);
 	if (w->pid < 0) {
 		err = sbx_error_errno(-errno, "workload: cannot fork");
 		goto fail;
@@ -211,7 +304,17 @@ int workload_prepare(const struct workload_opts *opts, struct workload **out)
 	}
 	w->oom_before = contain_oom_kills();
 	if (opts->flags & WORKLOAD_PTRACE) {
-		if (ptrace(PTRACE_SEIZE, w->pid, 0, (void *)(long)PTRACE_O_EXITKILL) < 0) {
+		/*
+		 * a parent that made itself undumpable (sbx run --allow-syscalls,
+		 * so that no snippet can ptrace it) has an undumpable child until
+		 * the child's first step makes it dumpable again: a moment
+		 */
+		int tries = 0, r;
+
+		while ((r = ptrace(PTRACE_SEIZE, w->pid, 0, (void *)(long)PTRACE_O_EXITKILL)) < 0 &&
+		       errno == EPERM && !prctl(PR_GET_DUMPABLE) && tries++ < 2000)
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		if (r < 0) {
 			err = sbx_error_errno(-errno, "workload: cannot ptrace the child "
 					      "(see /proc/sys/kernel/yama/ptrace_scope)");
 			workload_cancel(w);
@@ -331,6 +434,43 @@ static bool is_fatal_fault(int sig)
 	return false;
 }
 
+/* Whether sig's default action ends a process (the others are ignored or stop it). */
+static bool default_ends(int sig)
+{
+	switch (sig) {
+	case SIGCHLD: case SIGCONT: case SIGURG: case SIGWINCH:
+	case SIGSTOP: case SIGTSTP: case SIGTTIN: case SIGTTOU:
+		return false;
+	}
+	return sig > 0 && sig <= SIGRTMAX;
+}
+
+/*
+ * Whether sig would end pid, were pid not a namespace's init (which the
+ * kernel shields from the signals it has no handler for): its default
+ * action ends a process, and pid neither catches nor ignores it
+ * (/proc/PID/status SigCgt, SigIgn).
+ */
+static bool ends_uncaught(pid_t pid, int sig)
+{
+	char path[64], line[256];
+	unsigned long long caught = ~0ull, ignored = ~0ull;
+	FILE *f;
+
+	if (!default_ends(sig) || sig > 64)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		sscanf(line, "SigCgt: %llx", &caught);
+		sscanf(line, "SigIgn: %llx", &ignored);
+	}
+	fclose(f);
+	return !((caught | ignored) >> (sig - 1) & 1);
+}
+
 /* A ptrace stop of the tracee: note a fatal signal and kill, or let it go on. */
 static void handle_stop(struct workload *w, int ws)
 {
@@ -346,7 +486,8 @@ static void handle_stop(struct workload *w, int ws)
 		ptrace(PTRACE_CONT, w->pid, 0, 0);
 		return;
 	}
-	if (!is_fatal_fault(sig) || ptrace(PTRACE_GETSIGINFO, w->pid, 0, &si) < 0) {
+	if ((!is_fatal_fault(sig) && !(w->pid_ns && ends_uncaught(w->pid, sig))) ||
+	    ptrace(PTRACE_GETSIGINFO, w->pid, 0, &si) < 0) {
 		ptrace(PTRACE_CONT, w->pid, 0, (void *)(long)sig);
 		return;
 	}
@@ -487,7 +628,7 @@ size_t workload_end_descendants(void)
 		size_t ended = 0;
 
 		for (size_t i = 0; i < n; i++) {
-			if (pids[i] == contain_watchdog())
+			if (contain_is_own(pids[i]))
 				continue;	/* it ends with sbx */
 			kill(pids[i], SIGKILL);
 			while (waitpid(pids[i], NULL, __WALL) < 0 && errno == EINTR)

@@ -61,6 +61,21 @@ enum {
 	 * background group cannot).
 	 */
 	WORKLOAD_OWN_GROUP = 4,
+	/*
+	 * fn mode: the child is born in a PID namespace of its own (with a
+	 * user namespace mapping the user's own uid and gid, for a plain
+	 * user), whose init it is. From inside, no process outside has a PID:
+	 * it can neither signal sbx, its watchdog nor the user's other
+	 * processes (getppid() is 0), and when it ends, or is ended, the
+	 * kernel kills whatever it started there, wherever that went (another
+	 * cgroup, another session). A signal it sends itself that it has no
+	 * handler for ends it as it would any process (under WORKLOAD_PTRACE,
+	 * which sees it: an init is otherwise immune to them); a SIGKILL or a
+	 * stop signal it sends itself is ignored, as for any init. Where the
+	 * kernel refuses (user namespaces off), the child is forked as usual
+	 * and workload_pid_ns_missing() says why.
+	 */
+	WORKLOAD_PID_NS = 8,
 };
 
 struct workload_opts {
@@ -139,6 +154,14 @@ void workload_free(struct workload *w);
  * nothing it started outlives it.
  */
 size_t workload_end_descendants(void);
+
+/*
+ * NULL while WORKLOAD_PID_NS children get their namespace; else why they
+ * do not ("no user namespace for a PID namespace: ..."), from the first
+ * such child that could not, or from a probe (a child that exits at once)
+ * when none was made yet.
+ */
+const char *workload_pid_ns_missing(void);
 
 /* What workload_seccomp_lock() allows besides exit, exit_group and the counters */
 enum {
