@@ -116,6 +116,8 @@ static void print_json(const struct jit_stats *st)
 	json_object_object_add(o, "moves", json_object_new_uint64(st->moves));
 	json_object_object_add(o, "images", json_object_new_uint64(st->images));
 	json_object_object_add(o, "perf_map_images", json_object_new_uint64(st->perf_maps));
+	if (st->perf_map_dir[0])
+		json_object_object_add(o, "perf_map_dir", json_object_new_string(st->perf_map_dir));
 	json_object_object_add(o, "mmaps", json_object_new_uint64(st->mmaps));
 	json_object_object_add(o, "anon_maps_dropped", json_object_new_uint64(st->dropped));
 	json_object_object_add(o, "warnings", json_object_new_uint64(st->warnings));
@@ -144,10 +146,15 @@ int cmd_jit_inject(int argc, char **argv)
 			a.opts.perf_map ? " and no perf map named their anonymous code" : "");
 	if (a.json)
 		print_json(&st);
-	else if (!a.quiet)
+	else if (!a.quiet) {
+		char maps[PATH_MAX + 32] = "";
+
+		if (st.perf_maps)
+			snprintf(maps, sizeof(maps), " (with perf-map images%s%s)",
+				 st.perf_map_dir[0] ? " in " : "", st.perf_map_dir);
 		fprintf(stderr, "sbx jit-inject: %" PRIu64 " jitdumps (%" PRIu64 " loads, %" PRIu64
 			" moves) -> %" PRIu64 " images, %" PRIu64 " MMAP2 records injected%s\n",
-			st.dumps, st.loads, st.moves, st.images, st.mmaps,
-			st.perf_maps ? " (with perf-map images)" : "");
+			st.dumps, st.loads, st.moves, st.images, st.mmaps, maps);
+	}
 	return finish_stdout(EXIT_OK);
 }

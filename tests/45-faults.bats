@@ -95,3 +95,18 @@ check_untouched() {
 	run -0 sbx jit-inject -q -i "$BATS_FILE_TMPDIR/in.data" -o ok.data
 	perf report -i ok.data --stdio > /dev/null 2>&1
 }
+
+@test "sbx jit-inject: an image that cannot be written (a full disk, a read-only folder) is an error, not a warning" {
+	mkdir j
+	SBX_JIT_DIR=$PWD/j sbx record -q -o j.data -- "$TOP/tests/workloads/tinyjit" -i 20 > /dev/null 2>&1
+	full_fs
+	run -1 --separate-stderr sbx jit-inject -q -i j.data -o out.data --jit-dir full
+	assert_regex "${stderr_lines[-1]}" "^sbx jit-inject: error: .*jit-[0-9]+\.so.*No space left on device"
+	[ ! -e out.data ]
+	check_untouched full fill out
+	ro_fs
+	run -1 --separate-stderr sbx jit-inject -q -i j.data -o out.data --jit-dir ro
+	assert_regex "${stderr_lines[-1]}" "^sbx jit-inject: error: .*Read-only file system"
+	[ ! -e out.data ]
+	check_untouched ro out
+}

@@ -351,3 +351,83 @@ within() {	# $1 a, $2 b, $3 tol
 	run -0 --separate-stderr sbx jit-inject -i plain.data -o plain.out
 	assert_regex "$stderr" 'no jitdump was mapped'
 }
+
+@test "files in shared folders: a link or a FIFO at a perf map's, a jitdump's or an image's name is never followed, waited on or written through" {
+	# the tiny JIT, its dump in a folder of ours, then replaced
+	mkdir j
+	SBX_JIT_DIR=$PWD/j sbx record -q -o j.data -- "$WORKLOADS/tinyjit" -i 20 > j.pid 2> /dev/null
+	pid=$(cat j.pid)
+	mv "j/jit-$pid.dump" real.dump
+	# a jitdump that is a FIFO, or a link (to /dev/zero, or to the real dump): a warning, the rest read
+	for kind in fifo zero link; do
+		rm -f "j/jit-$pid.dump"
+		case $kind in
+		fifo) mkfifo "j/jit-$pid.dump" ;;
+		zero) ln -s /dev/zero "j/jit-$pid.dump" ;;
+		link) ln -s "$PWD/real.dump" "j/jit-$pid.dump" ;;
+		esac
+		case $kind in
+		fifo) why='not a regular file \(a FIFO\)' ;;
+		*) why='a symbolic link, not followed' ;;
+		esac
+		for cmd in report script; do
+			run -0 --separate-stderr timeout 20 "$SBX" $cmd -i j.data
+			assert_regex "$stderr" "jit-$pid.dump: $why; the jitted code of pid $pid stays unnamed"
+			refute_output --partial jit_alpha
+		done
+		run -0 --separate-stderr timeout 20 "$SBX" jit-inject -i j.data -o j.inj.data
+		assert_regex "$stderr" "jit-$pid.dump: $why; the jitted code of pid $pid stays unnamed"
+		# (no sample falls in tinyjit's own code: exit 1, after the warning)
+		run --separate-stderr timeout 20 "$SBX" profgen j.data --binary "$WORKLOADS/tinyjit" -o j.prof
+		[ "$status" -le 1 ]
+		assert_regex "$stderr" "jit-$pid.dump: $why; the jitted code of pid $pid stays unnamed"
+	done
+	# images: a link at jit-PID.so to a file of someone else's is not written through (jit-inject
+	# as root, in a folder its owner controls), nor is a FIFO there opened; the image takes the
+	# next free name and perf names the code
+	rm -f "j/jit-$pid.dump"
+	cp real.dump "j/jit-$pid.dump"
+	echo precious > victim
+	ln -s "$PWD/victim" "j/jit-$pid.so"
+	mkfifo "j/jit-$pid-1.so"
+	run -0 --separate-stderr timeout 20 "$SBX" jit-inject -i j.data -o j.inj.data
+	assert_equal "$(cat victim)" precious
+	[ -L "j/jit-$pid.so" ] && [ -p "j/jit-$pid-1.so" ] && [ -f "j/jit-$pid-2.so" ]
+	perf_syms j.inj.data > rows
+	grep -q '^jit_alpha	' rows
+	grep -q '^jit_beta	' rows
+}
+
+@test "--perf-map: a link or a FIFO at /tmp/perf-PID.map is never followed or waited on; the images go into a folder of their own" {
+	run -0 --separate-stderr sbx record -q -o pm.data -- "$WORKLOADS/jitmap" jitmap_spinner
+	pid=$output
+	mv "/tmp/perf-$pid.map" real.map
+	for kind in fifo zero link; do
+		rm -f "/tmp/perf-$pid.map"
+		case $kind in
+		fifo) mkfifo "/tmp/perf-$pid.map" ;;
+		zero) ln -s /dev/zero "/tmp/perf-$pid.map" ;;
+		link) ln -s "$PWD/real.map" "/tmp/perf-$pid.map" ;;
+		esac
+		run -0 --separate-stderr timeout 20 "$SBX" report -i pm.data -s sym
+		refute_output --partial jitmap_spinner
+		run -0 --separate-stderr timeout 20 "$SBX" script -i pm.data
+		refute_output --partial jitmap_spinner
+		run -0 --separate-stderr timeout 20 "$SBX" jit-inject --perf-map -i pm.data -o pm.inj.data
+	done
+	# the map as the JIT wrote it; without --jit-dir the images go into a folder made for them
+	# (perf takes any /tmp/perf-*.so for a map file, and a name in /tmp is anyone's to take)
+	rm -f "/tmp/perf-$pid.map"
+	cp real.map "/tmp/perf-$pid.map"
+	mkdir json
+	run -0 --separate-stderr env TMPDIR="$PWD" "$SBX" jit-inject --perf-map -i pm.data -o pm.inj.data
+	assert_regex "$stderr" "\(with perf-map images in $PWD/sbx-perf-maps-[A-Za-z0-9]{6}\)\$"
+	run -0 --separate-stderr env TMPDIR="$PWD/json" "$SBX" jit-inject --json --perf-map -i pm.data -o pm2.data
+	rm -f "/tmp/perf-$pid.map"
+	run -0 jq -e '.perf_map_dir | test("/json/sbx-perf-maps-")' <<< "$output"
+	dir=$(compgen -G "$PWD/sbx-perf-maps-*")
+	[ "$(stat -c '%a %u' "$dir")" = "755 $(id -u)" ]
+	compgen -G "$dir/perf-$pid-*.so" > /dev/null
+	perf_syms pm.inj.data > rows
+	[ "$(sort -t$'\t' -k2 -gr rows | head -1 | cut -f1)" = jitmap_spinner ]
+}

@@ -211,7 +211,8 @@ static Elf_Scn *add_section(Elf *elf, struct section *s, size_t name_off)
 }
 
 int jit_image_write(const char *path, struct jit_image_func *funcs, size_t nr, unsigned flags,
-		    const void *salt, size_t salt_len, uint8_t build_id[JIT_IMAGE_BUILD_ID_SIZE])
+		    const void *salt, size_t salt_len, uint8_t build_id[JIT_IMAGE_BUILD_ID_SIZE],
+		    struct stat *st)
 {
 	struct bytes text = { 0 }, strtab = { 0 }, symtab = { 0 }, shstr = { 0 };
 	struct bytes dline = { 0 }, dinfo = { 0 }, dabbrev = { 0 };
@@ -334,9 +335,14 @@ int jit_image_write(const char *path, struct jit_image_func *funcs, size_t nr, u
 			sec[i].addr = off;
 		off += sec[i].size;
 	}
-	err = output_open(path, 0644, &o);
+	/* in a folder of the JIT's user, or /tmp: a new file, never through a link */
+	err = output_open_new(path, 0644, &o);
 	if (err)
 		goto out;
+	if (st && fstat(output_fd(o), st)) {
+		err = sbx_error_errno(-errno, "%s", path);
+		goto out;
+	}
 	elf = elf_begin(output_fd(o), ELF_C_WRITE, NULL);
 	if (!elf || !gelf_newehdr(elf, ELFCLASS64) || !gelf_getehdr(elf, &eh))
 		goto elf_fail;
@@ -370,8 +376,15 @@ int jit_image_write(const char *path, struct jit_image_func *funcs, size_t nr, u
 		if (!add_section(elf, &sec[i], name_off[i]))
 			goto elf_fail;
 	elf_flagelf(elf, ELF_C_SET, ELF_F_LAYOUT);
-	if (elf_update(elf, ELF_C_WRITE) < 0)
+	errno = 0;
+	if (elf_update(elf, ELF_C_WRITE) < 0) {
+		/* libelf's message drops the write's errno: a full disk must say so */
+		if (errno == ENOSPC || errno == EDQUOT || errno == EIO || errno == EFBIG) {
+			err = sbx_error_errno(-errno, "%s: libelf: %s", path, elf_errmsg(-1));
+			goto out;
+		}
 		goto elf_fail;
+	}
 	elf_end(elf);
 	elf = NULL;
 	err = output_commit(o);

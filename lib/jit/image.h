@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "jit/jitdump.h"
 
@@ -49,12 +50,16 @@ struct jit_image_func {
 #define JIT_IMAGE_SYMBOLS_ONLY	1u
 
 /*
- * Write the image of nr functions to path (through util/output: complete or
- * not there). Sets each funcs[i].offset (unless JIT_IMAGE_SYMBOLS_ONLY) and
- * build_id. salt (salt_len bytes) goes into the build-id. Returns 0 or a
- * negative errno with a message.
+ * Write the image of nr functions to path, a new file (util/output's
+ * output_open_new(): complete or not there, and never through whatever
+ * else is at that name). Sets each funcs[i].offset (unless
+ * JIT_IMAGE_SYMBOLS_ONLY) and build_id, and *st (may be NULL) to the new
+ * file's stat. salt (salt_len bytes) goes into the build-id. Returns 0 or
+ * a negative errno with a message: -EEXIST when the name is taken (pick
+ * another).
  */
 int jit_image_write(const char *path, struct jit_image_func *funcs, size_t nr, unsigned flags,
-		    const void *salt, size_t salt_len, uint8_t build_id[JIT_IMAGE_BUILD_ID_SIZE]);
+		    const void *salt, size_t salt_len, uint8_t build_id[JIT_IMAGE_BUILD_ID_SIZE],
+		    struct stat *st);
 
 #endif

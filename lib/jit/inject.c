@@ -197,6 +197,36 @@ static int image_folder(struct jit_tracker *t, const char *path, char **dir)
 	return *dir ? 0 : -ENOMEM;
 }
 
+/*
+ * The folder of perf-map images in *dir: the chosen or temporary one, else
+ * one made now (the first time) under $TMPDIR (else /tmp), named
+ * sbx-perf-maps-XXXXXX, which others may read and only we write. Not /tmp
+ * itself: perf takes any /tmp/perf-*.so for a perf map (no ELF is read),
+ * and a name there is anyone's to take. 0, -ENOMEM, or 1 when it cannot
+ * be made (warned).
+ */
+static int perf_map_folder(struct jit_tracker *t, char **dir)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (t->o.image_dir || t->o.temp_images)
+		return image_folder(t, "", dir);
+	if (!t->st.perf_map_dir[0]) {
+		int n = snprintf(t->st.perf_map_dir, sizeof(t->st.perf_map_dir),
+				 "%s/sbx-perf-maps-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+
+		if (n < 0 || (size_t)n >= sizeof(t->st.perf_map_dir) ||
+		    !mkdtemp(t->st.perf_map_dir) || chmod(t->st.perf_map_dir, 0755)) {
+			twarn(t, "%s: %s; the perf maps' code stays unnamed",
+			      t->st.perf_map_dir, strerror(n < 0 ? EINVAL : errno));
+			t->st.perf_map_dir[0] = 0;
+			return 1;
+		}
+	}
+	*dir = strdup(t->st.perf_map_dir);
+	return *dir ? 0 : -ENOMEM;
+}
+
 /* ------------------------------------------------------------ pending records */
 
 static int cmp_pending(const void *a, const void *b)
@@ -400,22 +430,53 @@ static bool is_anon(const char *name)
 	       !strncmp(name, "/memfd:", 7);
 }
 
-/* A free image name in dir: PREFIX.so, else PREFIX-N.so; NULL on ENOMEM. */
-static char *image_name(struct jit_tracker *t, const char *dir, const char *prefix)
-{
-	for (unsigned n = 0;; n++) {
-		char *path;
-		bool used = false;
+/* the names tried for one image: PREFIX.so, PREFIX-1.so, ... */
+#define MAX_IMAGE_NAMES 1000
 
-		if ((n ? asprintf(&path, "%s/%s-%u.so", dir, prefix, n)
-		       : asprintf(&path, "%s/%s.so", dir, prefix)) < 0)
-			return NULL;
+/*
+ * Write an image of funcs[0..nr) into dir as PREFIX.so, else PREFIX-N.so:
+ * the first name that neither this tracker used nor anything in dir holds
+ * (a file, a link or a FIFO that someone put at that name is never
+ * touched: output_open_new()). 0 with *path (owned) and *st; or a negative
+ * errno with a message.
+ */
+static int write_image(struct jit_tracker *t, const char *dir, const char *prefix,
+		       struct jit_image_func *funcs, size_t nr, unsigned flags, const char *salt,
+		       size_t salt_len, uint8_t *id, char **path, struct stat *st)
+{
+	for (unsigned n = 0; n < MAX_IMAGE_NAMES; n++) {
+		char *p;
+		bool used = false;
+		int err;
+
+		if ((n ? asprintf(&p, "%s/%s-%u.so", dir, prefix, n)
+		       : asprintf(&p, "%s/%s.so", dir, prefix)) < 0)
+			return sbx_error(-ENOMEM, "out of memory");
 		for (size_t i = 0; i < t->nr_images && !used; i++)
-			used = !strcmp(t->images[i].path, path);
-		if (!used)
-			return path;
-		free(path);
+			used = !strcmp(t->images[i].path, p);
+		err = used ? -EEXIST : jit_image_write(p, funcs, nr, flags, salt, salt_len, id, st);
+		if (!err) {
+			*path = p;
+			return 0;
+		}
+		free(p);
+		if (err != -EEXIST)
+			return err;
 	}
+	return sbx_error(-EEXIST, "%s/%s.so: that name and %u others are taken", dir, prefix,
+			 MAX_IMAGE_NAMES - 1);
+}
+
+/*
+ * A failed image: for jit-inject (whose output names the images) an error;
+ * for a reader with temporary images, a warning (the code stays unnamed).
+ */
+static int image_failed(struct jit_tracker *t, int err, uint32_t pid)
+{
+	if (err == -ENOMEM || !t->o.temp_images)
+		return err;
+	twarn(t, "%s; the jitted code of pid %u stays unnamed", sbx_error_msg(), pid);
+	return 0;
 }
 
 static int add_image(struct jit_tracker *t, char *path, uint32_t pid, const uint8_t *id)
@@ -561,29 +622,18 @@ static int marker(struct jit_tracker *t, const struct perf_rec_mmap *mm,
 		goto out;
 	}
 	snprintf(prefix, sizeof(prefix), "jit-%u", mm->pid);
-	if (!(image = image_name(t, dir, prefix))) {
-		err = -ENOMEM;
-		goto out;
-	}
 	{
 		/* the salt: which dump, written when, so that no two runs share a build-id */
 		char salt[4096];
 		int n = snprintf(salt, sizeof(salt), "%s %u %" PRIu64, d->path, d->pid,
 				 d->timestamp);
 
-		err = jit_image_write(image, funcs, nr_funcs, 0, salt,
-				      n > 0 ? (size_t)n < sizeof(salt) ? (size_t)n : sizeof(salt) - 1 : 0,
-				      id);
+		err = write_image(t, dir, prefix, funcs, nr_funcs, 0, salt,
+				  n > 0 ? (size_t)n < sizeof(salt) ? (size_t)n : sizeof(salt) - 1 : 0,
+				  id, &image, &st);
 	}
 	if (err) {
-		if (err == -ENOMEM)
-			goto out;
-		twarn(t, "%s; the jitted code of pid %u stays unnamed", sbx_error_msg(), mm->pid);
-		err = 0;
-		goto out;
-	}
-	if (stat(image, &st)) {
-		err = sbx_error_errno(-errno, "%s", image);
+		err = image_failed(t, err, mm->pid);
 		goto out;
 	}
 	err = add_image(t, image, mm->pid, id);
@@ -706,30 +756,19 @@ static int perf_map_image(struct jit_tracker *t, const struct perf_rec_mmap *mm,
 		};
 	}
 	snprintf(prefix, sizeof(prefix), "perf-%u-%" PRIx64, mm->pid, lo);
-	err = image_folder(t, "/tmp/perf-map", &dir);
+	err = perf_map_folder(t, &dir);
 	if (err) {
 		free(funcs);
 		return err < 0 ? err : 0;
 	}
-	image = image_name(t, dir, prefix);
-	free(dir);
-	if (!image) {
-		free(funcs);
-		return -ENOMEM;
-	}
 	snprintf(salt, sizeof(salt), "perf map %u %" PRIx64 " %" PRIu64, mm->pid, lo,
 		 sample->time);
-	err = jit_image_write(image, funcs, nr, JIT_IMAGE_SYMBOLS_ONLY, salt, strlen(salt), id);
+	err = write_image(t, dir, prefix, funcs, nr, JIT_IMAGE_SYMBOLS_ONLY, salt, strlen(salt),
+			  id, &image, &st);
+	free(dir);
 	free(funcs);
-	if (!err && stat(image, &st))
-		err = sbx_error_errno(-errno, "%s", image);
-	if (err) {
-		free(image);
-		if (err == -ENOMEM)
-			return err;
-		twarn(t, "%s", sbx_error_msg());
-		return 0;
-	}
+	if (err)
+		return image_failed(t, err, mm->pid);
 	err = add_image(t, image, mm->pid, id);
 	if (err) {
 		free(image);

@@ -31,6 +31,7 @@
  * profgen), so that no inject step is needed for sbx itself.
  */
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -41,7 +42,8 @@ struct jit_tracker;
 
 struct jit_tracker_opts {
 	const char *image_dir;	/* where images go; NULL: beside each dump (perf map
-				   images: beside the map file) */
+				   images: in a folder made for them under $TMPDIR,
+				   else /tmp, named in jit_stats.perf_map_dir) */
 	bool temp_images;	/* instead: in a folder made under $TMPDIR (else /tmp)
 				   for the first image, removed with the images by
 				   jit_tracker_free() (the readers of a recording) */
@@ -66,6 +68,7 @@ struct jit_stats {
 	uint64_t dropped;	/* anonymous exec maps dropped */
 	uint64_t perf_maps;	/* images made from perf maps */
 	uint64_t warnings;
+	char perf_map_dir[PATH_MAX];	/* the folder made for them (no image_dir), or "" */
 };
 
 /* Hand on one record: 0, or a negative errno that stops the run. */

@@ -12,6 +12,7 @@
 #include "jit/jitdump.h"
 #include "perf/cursor.h"
 #include "util/error.h"
+#include "util/input.h"
 
 /* the most warnings kept per dump; more are counted in the last one */
 #define MAX_WARNINGS 20
@@ -342,7 +343,7 @@ static int parse_header(struct parser *ps, struct cursor *c)
 	if (magic == JITDUMP_MAGIC_SWAPPED)
 		ps->swap = d->swapped = true;
 	else if (magic != JITDUMP_MAGIC)
-		return sbx_error(-EINVAL, "%s: not a jitdump (bad magic %#x)", d->path, magic);
+		return sbx_error(-EINVAL, "%s: not a jitdump (bad magic)", d->path);
 	c->p += 4;
 	cur_u32x2(c, &d->version, &total, ps->swap);
 	cur_u32x2(c, &d->elf_mach, &pad, ps->swap);
@@ -485,45 +486,16 @@ int jitdump_parse(const void *buf, size_t len, const char *name, struct jitdump 
 
 int jitdump_open(const char *path, struct jitdump **out)
 {
-	uint8_t *buf = NULL;
-	size_t len = 0, cap = 0;
-	int fd, err;
+	uint8_t *buf;
+	size_t len;
+	int err;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return sbx_error_errno(-errno, "%s", path);
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : 1 << 16;
-			uint8_t *nb = realloc(buf, ncap);
-
-			if (!nb) {
-				err = sbx_error(-ENOMEM, "out of memory");
-				goto out;
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = sbx_error_errno(-errno, "%s", path);
-			goto out;
-		}
-		if (!n)
-			break;
-		len += n;
-	}
-	close(fd);
+	/* written by the JIT's user, in a folder of theirs (or /tmp): no link, no FIFO */
+	err = input_read(path, INPUT_NOFOLLOW, JITDUMP_MAX_SIZE, &buf, &len);
+	if (err)
+		return err;
 	return parse_owned(buf, len, path, out);
-out:
-	close(fd);
-	free(buf);
-	return err;
 }
 
 void jitdump_free(struct jitdump *d)

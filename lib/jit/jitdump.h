@@ -32,6 +32,8 @@
 #define JITDUMP_MAGIC		0x4A695444u
 #define JITDUMP_MAGIC_SWAPPED	0x4454694Au
 #define JITDUMP_HEADER_SIZE	40
+/* the largest dump read (a long V8 run with lines writes hundreds of MB) */
+#define JITDUMP_MAX_SIZE	(2ull << 30)
 #define JITDUMP_FLAGS_ARCH_TIMESTAMP	1ull
 
 enum jitdump_record_id {
@@ -90,8 +92,9 @@ struct jitdump {
 /*
  * Read the jitdump at path. Returns 0 with *out set (free with
  * jitdump_free()), possibly with warnings in (*out)->warnings; or a
- * negative errno with a message: the file cannot be read, is shorter than a
- * header, or has the wrong magic.
+ * negative errno with a message: the file cannot be read, is a symbolic
+ * link, is not a regular file (a FIFO), is larger than JITDUMP_MAX_SIZE,
+ * is shorter than a header, or has the wrong magic.
  */
 int jitdump_open(const char *path, struct jitdump **out);
 

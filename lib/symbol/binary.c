@@ -12,6 +12,7 @@
 
 #include "symbol/binary.h"
 #include "util/error.h"
+#include "util/input.h"
 
 /* A separate debug file of this build-id, or NULL. */
 static char *find_debug_file(const struct binary *b)
@@ -184,9 +185,11 @@ int binary_open(const char *path, const char *debug_path, struct binary **out)
 		binary_free(b);
 		return sbx_error(-EINVAL, "libelf: %s", elf_errmsg(-1));
 	}
-	b->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* no FIFO or device: a recording names the file */
+	b->fd = input_open(path, 0, 0, NULL);
 	if (b->fd < 0) {
-		err = sbx_error_errno(-errno, "cannot open '%s'", path);
+		err = b->fd;
+		b->fd = -1;
 		binary_free(b);
 		return err;
 	}

@@ -12,6 +12,7 @@
 
 #include "symbol/buildid.h"
 #include "util/error.h"
+#include "util/input.h"
 
 bool sbx_elf_ready(void)
 {
@@ -123,9 +124,9 @@ int buildid_read(const char *path, uint8_t *id, size_t max, size_t *size)
 
 	if (!sbx_elf_ready())
 		return sbx_error(-EINVAL, "libelf: %s", elf_errmsg(-1));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = input_open(path, 0, 0, NULL);
 	if (fd < 0)
-		return sbx_error_errno(-errno, "cannot open '%s'", path);
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		elf_end(elf);

@@ -15,6 +15,7 @@
 #include "symbol/buildid.h"
 #include "symbol/dso.h"
 #include "util/error.h"
+#include "util/input.h"
 #include "util/hashmap.h"
 
 struct dso_cache {
@@ -241,7 +242,7 @@ static char *find_file(struct dso *d)
 
 static void load_segments(struct dso *d)
 {
-	int fd = open(d->file, O_RDONLY | O_CLOEXEC);
+	int fd = input_open(d->file, 0, 0, NULL);
 	Elf *elf;
 	size_t phnum;
 

@@ -14,6 +14,7 @@
 #include "symbol/dwarf.h"
 #include "symbol/dwarf-lines.h"
 #include "util/error.h"
+#include "util/input.h"
 #include "util/hashmap.h"
 #include "util/ranges.h"
 
@@ -310,11 +311,11 @@ struct dwarf_info *dwarf_info_open(const char *path, const char *debug_path)
 		return NULL;
 	}
 	d->fd = -1;
-	d->fd = open(file, O_RDONLY | O_CLOEXEC);
+	d->fd = input_open(file, 0, 0, NULL);
 	if (d->fd < 0) {
-		int e = errno;
+		int e = -d->fd;
 
-		sbx_error_errno(-e, "cannot open '%s'", file);
+		d->fd = -1;
 		dwarf_info_free(d);
 		errno = e;
 		return NULL;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/error.h"
+#include "util/input.h"
 #include "util/ranges.h"
 #include "symbol/buildid.h"
 #include "symbol/demangle.h"
@@ -295,9 +296,9 @@ static Elf *elf_open(const char *path, int *fd)
 		errno = EINVAL;
 		return NULL;
 	}
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = input_open(path, 0, 0, NULL);
 	if (*fd < 0) {
-		sbx_error_errno(-errno, "cannot open '%s'", path);
+		errno = -*fd;
 		return NULL;
 	}
 	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
@@ -445,12 +446,20 @@ struct symtab *symtab_from_elf(const char *path)
 struct symtab *symtab_from_perf_map(const char *path)
 {
 	struct builder b = { 0 };
-	FILE *f = fopen(path, "re");
+	/* in /tmp, where anyone may put a link, a FIFO or a huge file at that name */
+	int fd = input_open(path, INPUT_NOFOLLOW, PERF_MAP_MAX_SIZE, NULL);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
 	char *line = NULL;
 	size_t cap = 0;
 
 	if (!f) {
-		sbx_error_errno(-errno, "cannot open '%s'", path);
+		int e = fd < 0 ? -fd : errno;
+
+		if (fd >= 0) {
+			sbx_error_errno(-e, "cannot open '%s'", path);
+			close(fd);
+		}
+		errno = e;
 		return NULL;
 	}
 	while (getline(&line, &cap, f) > 0) {

@@ -55,9 +55,14 @@ struct symtab *symtab_from_elf_plt(const char *path, const char *plt_path);
 /* Symbols of an ELF image in memory (len bytes at buf, read only during the call). */
 struct symtab *symtab_from_elf_mem(const void *buf, size_t len);
 
+/* the largest perf map read (node's for a big application: tens of MB) */
+#define PERF_MAP_MAX_SIZE (1ull << 30)
+
 /*
  * Load "ADDR SIZE NAME" lines of a /tmp/perf-PID.map file. NULL with errno
- * when it cannot be read; malformed lines are skipped.
+ * and a message when it cannot be read: also when it is a symbolic link,
+ * not a regular file (a FIFO), or larger than PERF_MAP_MAX_SIZE (see
+ * util/input.h). Malformed lines are skipped.
  */
 struct symtab *symtab_from_perf_map(const char *path);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/input.h"
 #include "symbol/dso.h"
 #include "symbol/unwind.h"
 
@@ -100,6 +101,7 @@ static void report_module(struct unwind_ctx *c, uint64_t addr)
 	const char *file;
 	struct map *map = user_map(c, addr, &file);
 	uint64_t base;
+	int fd;
 
 	if (!map)
 		return;
@@ -111,8 +113,14 @@ static void report_module(struct unwind_ctx *c, uint64_t addr)
 		if (start == base)
 			return;
 	}
+	/* opened here, not by libdwfl: a recording names the file (no FIFO, no device) */
+	fd = input_open(file, 0, 0, NULL);
+	if (fd < 0)
+		return;
 	dwfl_report_begin_add(c->dwfl);
-	dwfl_report_elf(c->dwfl, map->dso->short_name, file, -1, base, false);
+	/* the module owns fd from here on; a failure leaves it ours */
+	if (!dwfl_report_elf(c->dwfl, map->dso->short_name, file, fd, base, false))
+		close(fd);
 	dwfl_report_end(c->dwfl, NULL, NULL);
 }
 
@@ -152,7 +160,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 			close(u->fd);
 		free(u->fd_path);
 		u->fd_path = strdup(file);
-		u->fd = u->fd_path ? open(file, O_RDONLY | O_CLOEXEC) : -1;
+		u->fd = u->fd_path ? input_open(file, 0, 0, NULL) : -1;
 	}
 	off = addr - map->start + map->pgoff;
 	return u->fd >= 0 && pread(u->fd, result, 8, (off_t)off) == 8;

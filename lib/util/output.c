@@ -28,6 +28,7 @@ struct output {
 	mode_t mode;
 	FILE *stream;
 	int write_errno;	/* the stream's first failed write(2), for the message */
+	bool exclusive;		/* output_open_new(): never replace what is at the name */
 	char **keep_old;	/* output_keep_old(): where to say the .old file is */
 	char *old_link;		/* at commit: the file replaced, linked under a temporary name */
 };
@@ -190,6 +191,42 @@ int output_open(const char *path, mode_t mode, struct output **out)
 	return 0;
 }
 
+int output_open_new(const char *path, mode_t mode, struct output **out)
+{
+	struct output *o;
+	struct stat st;
+	int err;
+
+	*out = NULL;
+	if (!path || !*path)
+		return sbx_error(-EINVAL, "an empty file name");
+	/* taken (by anything, a dangling link too): the caller picks another name */
+	if (!lstat(path, &st))
+		return sbx_error(-EEXIST, "'%s' exists", path);
+	o = calloc(1, sizeof(*o));
+	if (!o || !(o->path = strdup(path)) || !(o->target = strdup(path)) ||
+	    split_path(o->target, &o->dir, &o->base)) {
+		if (o)
+			output_free(o);
+		return sbx_error(-ENOMEM, "out of memory");
+	}
+	o->fd = -1;
+	o->mode = mode;
+	o->exclusive = true;
+	if (!*o->base) {
+		output_free(o);
+		return sbx_error(-EISDIR, "'%s' names a folder", path);
+	}
+	err = open_temporary(o, o->base);
+	if (err) {
+		output_free(o);
+		return err;
+	}
+	fchmod(o->fd, mode);
+	*out = o;
+	return 0;
+}
+
 int output_fd(const struct output *o)
 {
 	return o->fd;
@@ -300,6 +337,8 @@ static int name_unnamed(struct output *o, char **name, bool *in_place)
 	}
 	if (errno != EEXIST)
 		return sbx_error_errno(-errno, "cannot create '%s'", o->path);
+	if (o->exclusive)
+		return sbx_error(-EEXIST, "'%s' exists", o->path);
 	for (int tries = 0; tries < 100; tries++) {
 		if (asprintf(name, "%s/.%s" TMP_TAG "%d-%d", o->dir, o->base, (int)getpid(),
 			     tries) < 0)
@@ -387,7 +426,13 @@ int output_commit(struct output *o)
 	if (!o->direct) {
 		const char *from = o->tmp ? o->tmp : name;
 
-		if (!err && from && rename(from, o->target))
+		/* a new file: a hard link, which takes a free name only */
+		if (!err && from && o->exclusive && link(from, o->target))
+			err = errno == EEXIST ? sbx_error(-EEXIST, "'%s' exists", o->path)
+					      : sbx_error_errno(-errno, "cannot create '%s'", o->path);
+		else if (!err && from && o->exclusive)
+			unlink(from);
+		else if (!err && from && rename(from, o->target))
 			err = sbx_error_errno(-errno, "cannot rename '%s' to '%s'", from, o->path);
 		if (err && from)
 			unlink(from);

@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *buf, size_t len)
 			.lines = c->lines, .nr_lines = c->nr_lines,
 		};
 	}
-	if (nr && !jit_image_write(image_path(), funcs, nr, 0, "fuzz", 4, id)) {
+	if (nr && !jit_image_write(image_path(), funcs, nr, 0, "fuzz", 4, id, NULL)) {
 		read_image(image_path(), funcs, nr);
 		unlink(image_path());
 	}

@@ -6,6 +6,7 @@
  * foreign dumps built here byte by byte; an image read back by libelf.
  */
 #include <errno.h>
+#include <sys/stat.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -383,16 +384,21 @@ static void test_image(void)
 	};
 	uint8_t id[20], id2[20];
 	char path[128];
+	struct stat st, st2;
 	int fd, found = 0;
 	Elf *elf;
 	Elf_Scn *scn = NULL;
 
 	snprintf(path, sizeof(path), "%s/img.so", dir);
-	CHECK_EQ_INT(jit_image_write(path, f, 2, 0, "s", 1, id), 0);
+	CHECK_EQ_INT(jit_image_write(path, f, 2, 0, "s", 1, id, &st), 0);
 	CHECK_EQ_U64(f[0].offset, JIT_IMAGE_TEXT_OFFSET);
 	CHECK(f[1].offset >= f[0].offset + sizeof(code1) && f[1].offset % 16 == 0);
+	CHECK(!stat(path, &st2) && st2.st_ino == st.st_ino && st2.st_dev == st.st_dev);
+	/* a new file only: the name is taken now */
+	CHECK_EQ_INT(jit_image_write(path, f, 2, 0, "t", 1, id2, NULL), -EEXIST);
 	/* another salt, another build-id */
-	CHECK_EQ_INT(jit_image_write(path, f, 2, 0, "t", 1, id2), 0);
+	CHECK(!unlink(path));
+	CHECK_EQ_INT(jit_image_write(path, f, 2, 0, "t", 1, id2, NULL), 0);
 	CHECK(memcmp(id, id2, 20));
 	fd = open(path, O_RDONLY);
 	CHECK(fd >= 0);

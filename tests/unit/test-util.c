@@ -5,12 +5,18 @@
  * radix sort against qsort, the arena.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "util/arena.h"
+#include "util/error.h"
+#include "util/escape.h"
+#include "util/input.h"
 #include "util/hashmap.h"
 #include "util/ranges.h"
 #include "util/sort.h"
@@ -283,6 +289,59 @@ static void test_sort_u64(void)
 	}
 }
 
+/* Files others made: only regular ones, within the bound, and no link where asked. */
+static void test_input(void)
+{
+	char dir[] = "/tmp/sbx-test-input-XXXXXX", file[64], fifo[64], link[64];
+	uint8_t *buf;
+	size_t len;
+	int fd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(file, sizeof(file), "%s/file", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	fd = open(file, O_WRONLY | O_CREAT, 0644);
+	CHECK(fd >= 0 && write(fd, "hello", 5) == 5);
+	close(fd);
+	CHECK(!mkfifo(fifo, 0600));
+	CHECK(!symlink("file", link));
+	CHECK_EQ_INT(input_read(file, INPUT_NOFOLLOW, 5, &buf, &len), 0);
+	CHECK(len == 5 && !memcmp(buf, "hello", 5));
+	free(buf);
+	/* a link is followed only when allowed */
+	CHECK_EQ_INT(input_read(link, 0, 0, &buf, &len), 0);
+	free(buf);
+	CHECK_EQ_INT(input_open(link, INPUT_NOFOLLOW, 0, NULL), -ELOOP);
+	CHECK(strstr(sbx_error_msg(), "a symbolic link, not followed") != NULL);
+	/* a FIFO with no writer: refused at once, not waited on */
+	CHECK_EQ_INT(input_open(fifo, 0, 0, NULL), -EINVAL);
+	CHECK(strstr(sbx_error_msg(), "not a regular file (a FIFO)") != NULL);
+	CHECK_EQ_INT(input_open("/dev/zero", 0, 0, NULL), -EINVAL);
+	CHECK_EQ_INT(input_open(file, 0, 4, NULL), -EFBIG);
+	CHECK_EQ_INT(input_read(file, 0, 4, &buf, &len), -EFBIG);
+	unlink(file);
+	unlink(fifo);
+	unlink(link);
+	rmdir(dir);
+}
+
+/* Names from outside print on one line: control characters escaped, the rest kept. */
+static void test_escape(void)
+{
+	char buf[16];
+
+	CHECK_EQ_STR(escape_str("plain \\ name ü"), "plain \\ name ü");
+	CHECK_EQ_STR(escape_str("evil\n 99.99% sshd\t\r\x1b[2J\x7f"),
+		     "evil\\n 99.99% sshd\\t\\r\\x1b[2J\\x7f");
+	/* cut at a whole escape, always terminated; the return is the whole length */
+	CHECK_EQ_U64(escape_text(buf, 8, "ab\x01" "cd", 5), 8);
+	CHECK_EQ_STR(buf, "ab\\x01c");
+	CHECK_EQ_U64(escape_text(buf, 6, "ab\x01" "cd", 5), 8);
+	CHECK_EQ_STR(buf, "ab");
+	CHECK(!escape_needed("abc", 3) && escape_needed("a\nb", 3));
+}
+
 static const struct unit_test tests[] = {
 	TEST(test_hashmap_basic),
 	TEST(test_hashmap_collisions),
@@ -292,6 +351,8 @@ static const struct unit_test tests[] = {
 	TEST(test_ranges),
 	TEST(test_strlist),
 	TEST(test_arena),
+	TEST(test_input),
+	TEST(test_escape),
 	{ 0 },
 };
 
