@@ -21,6 +21,7 @@
 #include "builtin.h"
 #include "parse-options.h"
 #include "util/error.h"
+#include "util/escape.h"
 #include "util/output.h"
 #include "util/sysinfo.h"
 #include "measure/contain.h"
@@ -275,18 +276,28 @@ static char *read_all(FILE *f, const char *path)
 	return buf;
 }
 
+/*
+ * A YAML scalar: single-quoted, or double-quoted with escapes (\n, \t,
+ * \xHH, which LLVM's YAML parser reads) when it holds control characters.
+ */
 static void yaml_str(const char *key, const char *v)
 {
-	fprintf(results, "%s'", key);
+	bool escape = escape_needed(v, strlen(v));
+
+	fprintf(results, "%s%c", key, escape ? '"' : '\'');
 	for (; *v; v++) {
-		if (*v == '\'')
+		unsigned char c = (unsigned char)*v;
+
+		if (!escape && c == '\'')
 			fputs("''", results);
-		else if (*v == '\n')
-			fputc(' ', results);
+		else if (escape && (c == '"' || c == '\\'))
+			fprintf(results, "\\%c", c);
+		else if (escape && (c < 0x20 || c == 0x7f))
+			fprintf(results, "%s", escape_str((char[]){ (char)c, 0 }));
 		else
-			fputc(*v, results);
+			fputc(c, results);
 	}
-	fprintf(results, "%s\n", "'");
+	fprintf(results, "%c\n", escape ? '"' : '\'');
 }
 
 static void cpu_name(char *buf, size_t len)
@@ -661,23 +672,34 @@ static int measure_text(const char *name, const char *text, const struct exegesi
 	return err[0] ? 1 : 0;
 }
 
-/* The label of a document: its instructions, "; " between them. */
+/*
+ * The label of a document: its instructions, "; " between them, with
+ * control characters escaped (a name must not end the line it is on).
+ */
 static char *doc_label(const struct exegesis_doc *d)
 {
-	size_t len = 0;
+	size_t len = 0, at = 0;
 	char *l;
 
-	for (size_t i = 0; i < d->n_instructions; i++)
-		len += strlen(d->instructions[i]) + 2;
+	for (size_t i = 0; i < d->n_instructions; i++) {
+		const char *in = d->instructions[i];
+
+		len += escape_text(NULL, 0, in, strlen(in)) + 2;
+	}
 	l = malloc(len + 1);
 	if (!l)
 		return NULL;
 	l[0] = 0;
 	for (size_t i = 0; i < d->n_instructions; i++) {
-		if (i)
-			strcat(l, "; ");
-		strcat(l, d->instructions[i]);
+		const char *in = d->instructions[i];
+
+		if (i) {
+			memcpy(l + at, "; ", 2);
+			at += 2;
+		}
+		at += escape_text(l + at, len + 1 - at, in, strlen(in));
 	}
+	l[at] = 0;
 	return l;
 }
 
@@ -696,6 +718,8 @@ static int run_yaml(FILE *f, const char *name, struct run_cfg *c, unsigned long 
 	*n_docs = 0;
 	if (!rd)
 		return error("out of memory");
+	/* a signal ends even the parse of a hostile stream at once */
+	exegesis_reader_set_stop(rd, &stop_signal);
 	if (c->name_width < 24)
 		c->name_width = 24;
 	while (!stop_signal && (ret = exegesis_reader_next(rd, &d)) != 0) {
@@ -707,7 +731,8 @@ static int run_yaml(FILE *f, const char *name, struct run_cfg *c, unsigned long 
 				break;
 			}
 			progress_clear(c);
-			failed = error("%s", sbx_error_msg());
+			if (ret != -EINTR)	/* a signal: said by the exit status */
+				failed = error("%s", sbx_error_msg());
 			continue;	/* a syntax error ends the stream: the next call says 0 */
 		}
 		label = doc_label(&d);
@@ -811,7 +836,7 @@ static int run_one(const struct input *in, struct run_cfg *c)
 
 		ret = run_yaml(f, in->name, c, &n);
 		fclose(f);
-		if (!n && !ret)
+		if (!n && !ret && !stop_signal)
 			ret = error("%s: no llvm-exegesis benchmark in it", in->name);
 		return ret;
 	}

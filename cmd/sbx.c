@@ -15,6 +15,7 @@
 
 #include "builtin.h"
 #include "util/error.h"
+#include "util/escape.h"
 #include "util/version.h"
 
 #ifndef SBX_LIBEXECDIR
@@ -44,14 +45,24 @@ static const struct cmd_struct commands[] = {
 
 struct sbx_globals sbx_globals = { .color = 1 };
 
+/*
+ * One line on standard error, whatever the message holds: names from a
+ * recording, a jitdump or a YAML document may carry newlines or escape
+ * sequences, which are printed escaped (util/escape).
+ */
 static void vreport(const char *kind, const char *fmt, va_list ap)
 {
+	char *msg = NULL;
+
 	fflush(stdout);
 	if (sbx_globals.cmd)
 		fprintf(stderr, "sbx %s: %s: ", sbx_globals.cmd, kind);
 	else
 		fprintf(stderr, "sbx: %s: ", kind);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	fputs(msg ? escape_str(msg) : "(out of memory)", stderr);
+	free(msg);
 	fputc('\n', stderr);
 }
 

@@ -145,3 +145,92 @@ doc_value() {
 	run -2 --separate-stderr sbx run --opcode-index x
 	assert_equal "${stderr_lines[0]}" "sbx run: error: --opcode-index must be an opcode number or -1 (every opcode), not 'x'"
 }
+
+@test "exegesis YAML: hostile documents are bounded: aliases, size, depth, code; each a clear error, the sweep goes on" {
+	cd "$BATS_TEST_TMPDIR"
+	good=$(sed -n '/^---$/,/^\.\.\.$/p' "$EX/snippets.yaml" | awk '/^---$/ { n++ } n == 1')
+	python3 - <<-'EOF'
+	big = 'x' * 100000
+	head = '---\nmode: latency\nkey:\n  instructions: '
+	tail = '\nassembled_snippet: 4801C04801C0C3\n...\n'
+	# 100 KB that its aliases make 100 MB
+	open('alias.yaml', 'w').write(head + '[&a "' + big + '"' + ', *a' * 1000 + ']' + tail)
+	# 9 MB of hex: 4.5 MiB of code
+	open('code.yaml', 'w').write(head + '[ADD]\nassembled_snippet: ' + '48' * 4500000 + '\n...\n')
+	# 20 MB in one document
+	open('long.yaml', 'w').write(head + '[ADD]\ninfo: ' + 'y' * 20000000 + tail)
+	# 200,000 levels of flow nesting (libyaml's scanner is quadratic in them)
+	open('deep.yaml', 'w').write(head + '[' * 200000 + ']' * 200000 + tail)
+	EOF
+	# a document's own error: the next one is measured
+	{ cat alias.yaml; echo "$good"; } > a.yaml
+	run -1 --separate-stderr timeout 60 "$SBX" run --format json a.yaml
+	assert_equal "$stderr" "sbx run: error: a.yaml:2: key: its aliases expand the document past 16 MiB"
+	assert_equal "${#lines[@]}" 1
+	assert_regex "${lines[0]}" '"value":'
+	{ cat code.yaml; echo "$good"; } > c.yaml
+	run -1 --separate-stderr timeout 60 "$SBX" run --format json c.yaml
+	assert_equal "$stderr" "sbx run: error: c.yaml:2: assembled_snippet: more than 4 MiB of code"
+	assert_equal "${#lines[@]}" 1
+	# too long or too deep to read on: the stream ends there, with what came before it measured
+	for f in long deep; do
+		{ echo "$good"; cat $f.yaml; echo "$good"; } > s.yaml
+		run -1 --separate-stderr timeout 60 "$SBX" run --format json s.yaml
+		assert_equal "${#lines[@]}" 1
+		case $f in
+		long) assert_equal "$stderr" "sbx run: error: s.yaml: a document of more than 16 MiB (llvm-exegesis writes a few KiB)" ;;
+		deep) assert_equal "$stderr" "sbx run: error: s.yaml:21: nested more than 32 levels deep (llvm-exegesis writes 3)" ;;
+		esac
+	done
+}
+
+@test "exegesis YAML: SIGTERM ends a stream that is still being parsed" {
+	cd "$BATS_TEST_TMPDIR"
+	mkfifo in.yaml
+	# a document that never ends, written slowly
+	{ printf -- '---\nmode: latency\nkey:\n  instructions: ['
+	  while printf '"x", ' 2> /dev/null; do sleep 0.01; done; } > in.yaml &
+	writer=$!
+	"$SBX" run in.yaml > out 2> err &
+	pid=$!
+	sleep 1
+	kill -TERM $pid
+	st=0
+	for _ in $(seq 100); do kill -0 $pid 2> /dev/null || break; sleep 0.05; done
+	kill -0 $pid 2> /dev/null && { kill -KILL $pid; kill $writer; false; }
+	wait $pid || st=$?
+	kill $writer 2> /dev/null || true
+	assert_equal "$st" 143
+	assert_equal "$(cat err)" ""
+}
+
+@test "exegesis YAML: names are text: no instruction name becomes assembly, an error line or a YAML line" {
+	cd "$BATS_TEST_TMPDIR"
+	# an ADD chain whose name tries to include a file and to add a DEFREG
+	printf -- '---\nmode: latency\nkey:\n  instructions:\n    - "ADD64rr RAX RAX RAX\\n.include \\"/etc/passwd\\"\\n# LLVM-EXEGESIS-DEFREG RAX 1\\x1b[2J"\n  config: %s\n  register_initial_values: [ "X\\nY=0x1" ]\ncpu_name: znver5\nllvm_triple: x86_64-pc-linux-gnu\nmin_instructions: 10000\nassembled_snippet: 4801C04801C04801C04801C0C3\n...\n' "''" > n.yaml
+	run -0 --separate-stderr sbx run --format yaml n.yaml
+	refute_output --partial root:
+	# one line each, escaped: the document's instruction, and the register sbx left alone
+	assert_line '    - "ADD64rr RAX RAX RAX\n.include \"/etc/passwd\"\n# LLVM-EXEGESIS-DEFREG RAX 1\x1b[2J"'
+	assert_line --regexp "^info: +\"sbx: counter [^\"]*; left at their defaults: X\\\\nY\"$"
+	assert_line --regexp 'key: latency, value: [0-9.]+'
+	# llvm-exegesis 19 reads the YAML back, and the name as it was: its assembler then
+	# refuses the operand 'RAX<newline>.include', as it should
+	e=$(exegesis19)
+	printf '%s\n' "$output" > n.out
+	run -1 "$e" --mode=analysis --benchmarks-file=n.out --analysis-clusters-output-file=c.csv \
+		--analysis-inconsistencies-output-file=/dev/null
+	assert_output --partial "$(printf "No register with name 'RAX\n.include'")"
+	# in text, the label is one escaped line too
+	run -0 --separate-stderr sbx run --format text n.yaml
+	assert_equal "${#lines[@]}" 2
+	assert_line --index 1 --regexp '^ADD64rr RAX RAX RAX\\n\.include "/etc/passwd"\\n# LLVM-EXEGESIS-DEFREG RAX 1\\x1b\[2J +latency +[0-9.]+'
+	# and an error about it is one line on standard error
+	sed 's/^assembled_snippet: .*/assembled_snippet: 0F0BC3/' n.yaml > ud.yaml
+	run -1 --separate-stderr sbx run --format text ud.yaml
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_regex "$stderr" '^sbx run: error: ud\.yaml:2: ADD64rr RAX RAX RAX\\n\.include "/etc/passwd"\\n# LLVM-EXEGESIS-DEFREG RAX 1\\x1b\[2J: '
+	# 300,000 instructions in a document: read and labelled in linear time
+	python3 -c 'print("---\nmode: latency\nkey:\n  instructions: [" + ", ".join(["ADD64rr RAX RAX RAX"] * 300000) + "]\nassembled_snippet: 4801C04801C0C3\n...")' > many.yaml
+	run -0 --separate-stderr timeout 60 "$SBX" run --benchmark-phase prepare-and-assemble-snippet many.yaml
+}

@@ -3,19 +3,82 @@
 #include <capstone/capstone.h>
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
 
 #include "util/bytes.h"
 #include "util/error.h"
+#include "util/escape.h"
 #include "measure/exegesis.h"
+
+/*
+ * Bounds on what a document may make sbx do: llvm-exegesis writes
+ * documents three levels deep, of a few KiB, without anchors. libyaml's
+ * scanner is quadratic in flow nesting and its loader copies nothing for an
+ * alias, so the reader builds its own small tree from events, stopping at
+ * EXEGESIS_MAX_DEPTH levels, EXEGESIS_MAX_DOC_BYTES of stream per document
+ * and EXEGESIS_MAX_EXPANDED bytes of fields with aliases expanded.
+ */
+
+/* A node of a document: a scalar, or a sequence (kids) or mapping (key, value, ...). */
+struct ynode {
+	yaml_node_type_t type;
+	char *value;		/* scalar: its text, NUL-terminated */
+	size_t len;		/* its length (a YAML "\0" may sit inside) */
+	struct ynode **kids;
+	size_t n, cap;
+	int line;
+};
+
+struct anchor {
+	char *name;
+	struct ynode *node;
+};
 
 struct exegesis_reader {
 	yaml_parser_t parser;
 	char *name;
 	bool done;
+	FILE *f;
+	const volatile sig_atomic_t *stop;
+	bool stopped, too_big;	/* why the read handler failed */
+	uint64_t read;		/* bytes handed to libyaml */
+	uint64_t doc_start;	/* where the document being read starts */
+	/* the document being built */
+	struct ynode **nodes;
+	size_t nr_nodes, cap_nodes;
+	struct anchor *anchors;
+	size_t nr_anchors, cap_anchors;
+	size_t expanded;	/* bytes the fields took, aliases expanded */
 };
+
+/* libyaml's input: the stream, checked for a stop and for the document's size. */
+static int read_input(void *data, unsigned char *buf, size_t size, size_t *got)
+{
+	struct exegesis_reader *r = data;
+
+	for (;;) {
+		*got = 0;
+		if (r->stop && *r->stop) {
+			r->stopped = true;
+			return 0;
+		}
+		if (r->read - r->doc_start > EXEGESIS_MAX_DOC_BYTES) {
+			r->too_big = true;
+			return 0;
+		}
+		*got = fread(buf, 1, size, r->f);
+		r->read += *got;
+		if (*got || !ferror(r->f))
+			return 1;
+		/* a signal while a pipe was read: look at the flag, then read on */
+		if (errno != EINTR)
+			return 0;
+		clearerr(r->f);
+	}
+}
 
 struct exegesis_reader *exegesis_reader_new(FILE *f, const char *name)
 {
@@ -29,14 +92,37 @@ struct exegesis_reader *exegesis_reader_new(FILE *f, const char *name)
 		free(r);
 		return NULL;
 	}
-	yaml_parser_set_input_file(&r->parser, f);
+	r->f = f;
+	yaml_parser_set_input(&r->parser, read_input, r);
 	return r;
+}
+
+void exegesis_reader_set_stop(struct exegesis_reader *r, const volatile sig_atomic_t *stop)
+{
+	r->stop = stop;
+}
+
+static void forget_nodes(struct exegesis_reader *r)
+{
+	for (size_t i = 0; i < r->nr_nodes; i++) {
+		free(r->nodes[i]->value);
+		free(r->nodes[i]->kids);
+		free(r->nodes[i]);
+	}
+	r->nr_nodes = 0;
+	for (size_t i = 0; i < r->nr_anchors; i++)
+		free(r->anchors[i].name);
+	r->nr_anchors = 0;
+	r->expanded = 0;
 }
 
 void exegesis_reader_free(struct exegesis_reader *r)
 {
 	if (!r)
 		return;
+	forget_nodes(r);
+	free(r->nodes);
+	free(r->anchors);
 	yaml_parser_delete(&r->parser);
 	free(r->name);
 	free(r);
@@ -60,70 +146,273 @@ void exegesis_doc_release(struct exegesis_doc *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* building ----------------------------------------------------------------- */
+
+static bool grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	size_t ncap;
+	void *np;
+
+	if (n < *cap)
+		return true;
+	ncap = *cap ? *cap * 2 : 8;
+	np = realloc(*p, ncap * size);
+	if (!np)
+		return false;
+	*p = np;
+	*cap = ncap;
+	return true;
+}
+
+static struct ynode *new_node(struct exegesis_reader *r, yaml_node_type_t type, int line)
+{
+	struct ynode *n;
+
+	if (!grow((void **)&r->nodes, &r->cap_nodes, r->nr_nodes, sizeof(*r->nodes)) ||
+	    !(n = calloc(1, sizeof(*n))))
+		return NULL;
+	n->type = type;
+	n->line = line;
+	r->nodes[r->nr_nodes++] = n;
+	return n;
+}
+
+static bool add_kid(struct ynode *parent, struct ynode *kid)
+{
+	if (!grow((void **)&parent->kids, &parent->cap, parent->n, sizeof(*parent->kids)))
+		return false;
+	parent->kids[parent->n++] = kid;
+	return true;
+}
+
+static int set_anchor(struct exegesis_reader *r, const yaml_char_t *name, struct ynode *n)
+{
+	if (!name)
+		return 0;
+	if (!grow((void **)&r->anchors, &r->cap_anchors, r->nr_anchors, sizeof(*r->anchors)) ||
+	    !(r->anchors[r->nr_anchors].name = strdup((const char *)name)))
+		return -ENOMEM;
+	r->anchors[r->nr_anchors++].node = n;
+	return 0;
+}
+
+/* The node an alias names: the latest anchor of that name (YAML's rule), or NULL. */
+static struct ynode *find_anchor(struct exegesis_reader *r, const yaml_char_t *name)
+{
+	for (size_t i = r->nr_anchors; i-- > 0;)
+		if (!strcmp(r->anchors[i].name, (const char *)name))
+			return r->anchors[i].node;
+	return NULL;
+}
+
+/* The line of the parser's problem, from 1. */
+static size_t problem_line(const struct exegesis_reader *r)
+{
+	return r->parser.problem_mark.line + 1;
+}
+
+/* Why the parser failed, as a message; the stream ends there. */
+static int parse_failed(struct exegesis_reader *r)
+{
+	r->done = true;
+	if (r->stopped)
+		return sbx_error(-EINTR, "%s: interrupted", r->name);
+	if (r->too_big)
+		return sbx_error(-E2BIG, "%s: a document of more than %d MiB (llvm-exegesis "
+				 "writes a few KiB)", r->name, EXEGESIS_MAX_DOC_BYTES >> 20);
+	if (r->parser.error == YAML_MEMORY_ERROR)
+		return sbx_error(-ENOMEM, "out of memory");
+	if (r->parser.error == YAML_READER_ERROR && r->parser.problem &&
+	    !strcmp(r->parser.problem, "input error"))
+		return sbx_error_errno(-EIO, "%s: cannot read", r->name);
+	return sbx_error(-EINVAL, "%s:%zu: not YAML: %s", r->name, problem_line(r),
+			 r->parser.problem ? r->parser.problem : "a syntax error");
+}
+
+/*
+ * The next document of the stream as a tree: 1 with its root in *root
+ * (NULL for an empty document), 0 at the end, or a negative errno with a
+ * message (the stream ends there).
+ */
+static int load_doc(struct exegesis_reader *r, struct ynode **root)
+{
+	struct ynode *stack[EXEGESIS_MAX_DEPTH + 1];
+	int depth = 0, err = 0;
+	bool in_doc = false;
+
+	*root = NULL;
+	forget_nodes(r);
+	for (;;) {
+		yaml_event_t ev;
+		struct ynode *n = NULL;
+		int line;
+
+		if (!yaml_parser_parse(&r->parser, &ev))
+			return parse_failed(r);
+		line = (int)ev.start_mark.line + 1;
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			yaml_event_delete(&ev);
+			r->done = true;
+			return 0;
+		case YAML_DOCUMENT_START_EVENT:
+			in_doc = true;
+			r->doc_start = ev.start_mark.index;
+			break;
+		case YAML_DOCUMENT_END_EVENT:
+			yaml_event_delete(&ev);
+			if (in_doc)
+				return 1;
+			continue;
+		case YAML_SCALAR_EVENT:
+			n = new_node(r, YAML_SCALAR_NODE, line);
+			if (!n || !(n->value = malloc(ev.data.scalar.length + 1))) {
+				err = -ENOMEM;
+				break;
+			}
+			memcpy(n->value, ev.data.scalar.value, ev.data.scalar.length);
+			n->value[ev.data.scalar.length] = 0;
+			n->len = ev.data.scalar.length;
+			err = set_anchor(r, ev.data.scalar.anchor, n);
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (depth == EXEGESIS_MAX_DEPTH) {
+				err = sbx_error(-E2BIG, "%s:%d: nested more than %d levels deep "
+						"(llvm-exegesis writes 3)", r->name, line,
+						EXEGESIS_MAX_DEPTH);
+				break;
+			}
+			n = new_node(r, ev.type == YAML_SEQUENCE_START_EVENT ? YAML_SEQUENCE_NODE
+									 : YAML_MAPPING_NODE, line);
+			if (!n) {
+				err = -ENOMEM;
+				break;
+			}
+			err = set_anchor(r, ev.type == YAML_SEQUENCE_START_EVENT
+					    ? ev.data.sequence_start.anchor
+					    : ev.data.mapping_start.anchor, n);
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			if (depth > 0)
+				depth--;
+			break;
+		case YAML_ALIAS_EVENT:
+			/* the same node again, not a copy: what it expands to is counted when read */
+			n = find_anchor(r, ev.data.alias.anchor);
+			if (!n)
+				err = sbx_error(-EINVAL, "%s:%d: not YAML: an alias of no anchor",
+						r->name, line);
+			break;
+		default:
+			break;
+		}
+		if (!err && n) {
+			if (depth > 0 && !add_kid(stack[depth - 1], n))
+				err = -ENOMEM;
+			else if (depth == 0 && !*root)
+				*root = n;
+			if (!err && ev.type != YAML_ALIAS_EVENT &&
+			    (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT))
+				stack[depth++] = n;
+		}
+		yaml_event_delete(&ev);
+		if (err) {
+			r->done = true;
+			return err == -ENOMEM ? sbx_error(-ENOMEM, "out of memory") : err;
+		}
+	}
+}
+
 /* reading ------------------------------------------------------------------ */
 
 /* A scalar node's text, or NULL when the node is not a scalar. */
-static const char *scalar(yaml_node_t *n)
+static const char *scalar(const struct ynode *n)
 {
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+	return n && n->type == YAML_SCALAR_NODE ? n->value : NULL;
 }
 
-static bool key_is(yaml_node_t *k, const char *name)
+static bool key_is(const struct ynode *k, const char *name)
 {
 	const char *s = scalar(k);
 
 	return s && !strcmp(s, name);
 }
 
-/* Copy a scalar into *out; -ENOMEM, or -EINVAL when n is no scalar. */
-static int take_str(yaml_node_t *n, char **out)
+/*
+ * A copy of a scalar's text, counted against the document's budget (an
+ * alias may name one node many times); NULL with *err set: -EINVAL for no
+ * scalar or one with a NUL in it, -E2BIG past the budget, -ENOMEM.
+ */
+static char *copy_scalar(struct exegesis_reader *r, const struct ynode *n, int *err)
 {
-	const char *s = scalar(n);
+	char *c;
 
-	if (!s)
-		return -EINVAL;
+	if (!scalar(n) || strlen(n->value) != n->len) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	r->expanded += n->len + 1;
+	if (r->expanded > EXEGESIS_MAX_EXPANDED) {
+		*err = -E2BIG;
+		return NULL;
+	}
+	c = strdup(n->value);
+	if (!c)
+		*err = -ENOMEM;
+	return c;
+}
+
+/* Copy a scalar into *out; -ENOMEM, -E2BIG, or -EINVAL when n is no scalar. */
+static int take_str(struct exegesis_reader *r, const struct ynode *n, char **out)
+{
+	int err = 0;
+	char *c = copy_scalar(r, n, &err);
+
+	if (!c)
+		return err;
 	free(*out);
-	*out = strdup(s);
-	return *out ? 0 : -ENOMEM;
+	*out = c;
+	return 0;
 }
 
 /* A sequence of scalars (a flow [] too) into a new array. */
-static int take_list(yaml_document_t *doc, yaml_node_t *n, char ***out, size_t *nr)
+static int take_list(struct exegesis_reader *r, const struct ynode *n, char ***out, size_t *nr)
 {
-	size_t cap;
+	int err = 0;
 
 	if (!n || n->type != YAML_SEQUENCE_NODE)
 		return -EINVAL;
-	cap = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
-	*out = calloc(cap ? cap : 1, sizeof(char *));
+	*out = calloc(n->n ? n->n : 1, sizeof(char *));
 	if (!*out)
 		return -ENOMEM;
 	*nr = 0;
-	for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top;
-	     i++) {
-		const char *s = scalar(yaml_document_get_node(doc, *i));
-
-		if (!s)
-			return -EINVAL;
-		(*out)[*nr] = strdup(s);
+	for (size_t i = 0; i < n->n; i++) {
+		(*out)[*nr] = copy_scalar(r, n->kids[i], &err);
 		if (!(*out)[*nr])
-			return -ENOMEM;
+			return err;
 		(*nr)++;
 	}
 	return 0;
 }
 
 /* assembled_snippet: upper-case hex, two digits a byte */
-static int take_hex(yaml_node_t *n, uint8_t **out, size_t *len)
+static int take_hex(struct exegesis_reader *r, const struct ynode *n, uint8_t **out, size_t *len)
 {
 	const char *s = scalar(n);
 	size_t l;
 
 	if (!s)
 		return -EINVAL;
-	l = strlen(s);
+	l = n->len;
 	if (l % 2)
 		return -EINVAL;
+	if (l / 2 > EXEGESIS_MAX_CODE)
+		return -EFBIG;
+	r->expanded += l / 2;
+	if (r->expanded > EXEGESIS_MAX_EXPANDED)
+		return -E2BIG;
 	free(*out);
 	*out = malloc(l / 2 + 1);
 	if (!*out)
@@ -140,51 +429,47 @@ static int take_hex(yaml_node_t *n, uint8_t **out, size_t *len)
 	return 0;
 }
 
-static int take_key(yaml_document_t *doc, yaml_node_t *n, struct exegesis_doc *d)
+static int take_key(struct exegesis_reader *r, const struct ynode *n, struct exegesis_doc *d)
 {
 	int err = 0;
 
 	if (n->type != YAML_MAPPING_NODE)
 		return -EINVAL;
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
-	     !err && p < n->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = yaml_document_get_node(doc, p->key);
-		yaml_node_t *v = yaml_document_get_node(doc, p->value);
+	for (size_t i = 0; !err && i + 1 < n->n; i += 2) {
+		const struct ynode *k = n->kids[i], *v = n->kids[i + 1];
 
 		if (key_is(k, "instructions") && !d->instructions)
-			err = take_list(doc, v, &d->instructions, &d->n_instructions);
+			err = take_list(r, v, &d->instructions, &d->n_instructions);
 		else if (key_is(k, "register_initial_values") && !d->reg_values)
-			err = take_list(doc, v, &d->reg_values, &d->n_reg_values);
+			err = take_list(r, v, &d->reg_values, &d->n_reg_values);
 		else if (key_is(k, "config"))
-			err = take_str(v, &d->config);
+			err = take_str(r, v, &d->config);
 	}
 	return err;
 }
 
 /* The fields of one mapping; the name of the first malformed one in *bad. */
-static int take_doc(yaml_document_t *doc, yaml_node_t *root, struct exegesis_doc *d,
+static int take_doc(struct exegesis_reader *r, const struct ynode *root, struct exegesis_doc *d,
 		    const char **bad)
 {
 	bool have_key = false;
 
-	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(doc, p->key);
-		yaml_node_t *v = yaml_document_get_node(doc, p->value);
+	for (size_t i = 0; i + 1 < root->n; i += 2) {
+		const struct ynode *k = root->kids[i], *v = root->kids[i + 1];
 		const char *name = scalar(k);
 		int err = 0;
 
 		if (!name)
 			continue;
 		if (!strcmp(name, "mode")) {
-			err = take_str(v, &d->mode);
+			err = take_str(r, v, &d->mode);
 		} else if (!strcmp(name, "key") || !strcmp(name, "debug_string")) {
-			err = take_key(doc, v, d);
+			err = take_key(r, v, d);
 			have_key = true;
 		} else if (!strcmp(name, "cpu_name")) {
-			err = take_str(v, &d->cpu_name);
+			err = take_str(r, v, &d->cpu_name);
 		} else if (!strcmp(name, "llvm_triple")) {
-			err = take_str(v, &d->llvm_triple);
+			err = take_str(r, v, &d->llvm_triple);
 		} else if (!strcmp(name, "min_instructions") || !strcmp(name, "num_repetitions")) {
 			const char *s = scalar(v);
 			char *end;
@@ -196,11 +481,11 @@ static int take_doc(yaml_document_t *doc, yaml_node_t *root, struct exegesis_doc
 			    d->min_instructions > EXEGESIS_MAX_MIN_INSTRUCTIONS)
 				err = -EINVAL;
 		} else if (!strcmp(name, "error")) {
-			err = take_str(v, &d->error);
+			err = take_str(r, v, &d->error);
 		} else if (!strcmp(name, "info")) {
-			err = take_str(v, &d->info);
+			err = take_str(r, v, &d->info);
 		} else if (!strcmp(name, "assembled_snippet")) {
-			err = take_hex(v, &d->code, &d->code_size);
+			err = take_hex(r, v, &d->code, &d->code_size);
 		}
 		if (err) {
 			*bad = name;
@@ -220,56 +505,48 @@ static int take_doc(yaml_document_t *doc, yaml_node_t *root, struct exegesis_doc
 
 int exegesis_reader_next(struct exegesis_reader *r, struct exegesis_doc *d)
 {
-	yaml_document_t doc;
-	yaml_node_t *root;
+	struct ynode *root;
 	const char *bad = NULL;
 	char what[64] = "";
-	int err;
+	int err, line;
 
 	memset(d, 0, sizeof(*d));
 	if (r->done)
 		return 0;
-	if (!yaml_parser_load(&r->parser, &doc)) {
-		r->done = true;
-		if (r->parser.error == YAML_MEMORY_ERROR)
-			return sbx_error(-ENOMEM, "out of memory");
-		return sbx_error(-EINVAL, "%s:%zu: not YAML: %s", r->name,
-				 r->parser.problem_mark.line + 1,
-				 r->parser.problem ? r->parser.problem : "a syntax error");
-	}
-	root = yaml_document_get_root_node(&doc);
-	if (!root) {	/* the end of the stream */
-		yaml_document_delete(&doc);
-		r->done = true;
-		return 0;
-	}
-	d->line = (int)root->start_mark.line + 1;
-	if (root->type != YAML_MAPPING_NODE) {
+	do {
+		err = load_doc(r, &root);
+		if (err <= 0)
+			return err;
+	} while (!root);	/* an empty document: "---" alone */
+	d->line = line = root->line;
+	if (root->type != YAML_MAPPING_NODE)
 		err = -EINVAL;
-	} else {
-		err = take_doc(&doc, root, d, &bad);
-	}
+	else
+		err = take_doc(r, root, d, &bad);
 	if (bad)	/* a key of the document, which goes now */
 		snprintf(what, sizeof(what), "%s", bad);
-	yaml_document_delete(&doc);
+	forget_nodes(r);
 	if (err == -ENOMEM) {
 		exegesis_doc_release(d);
 		return sbx_error(err, "out of memory");
 	}
-	if (err) {
-		int line = d->line;
-
-		exegesis_doc_release(d);
-		if (!what[0])
-			return sbx_error(-EINVAL, "%s:%d: not an llvm-exegesis benchmark: not a "
-					 "mapping", r->name, line);
-		if (err == -ENOENT)
-			return sbx_error(-EINVAL, "%s:%d: not an llvm-exegesis benchmark: no %s",
-					 r->name, line, what);
-		return sbx_error(-EINVAL, "%s:%d: not an llvm-exegesis benchmark: a malformed %s",
+	if (!err)
+		return 1;
+	exegesis_doc_release(d);
+	if (!what[0])
+		return sbx_error(-EINVAL, "%s:%d: not an llvm-exegesis benchmark: not a "
+				 "mapping", r->name, line);
+	if (err == -ENOENT)
+		return sbx_error(-EINVAL, "%s:%d: not an llvm-exegesis benchmark: no %s",
 				 r->name, line, what);
-	}
-	return 1;
+	if (err == -E2BIG)
+		return sbx_error(-EINVAL, "%s:%d: %s: its aliases expand the document past "
+				 "%d MiB", r->name, line, what, EXEGESIS_MAX_EXPANDED >> 20);
+	if (err == -EFBIG)
+		return sbx_error(-EINVAL, "%s:%d: %s: more than %d MiB of code", r->name, line,
+				 what, EXEGESIS_MAX_CODE >> 20);
+	return sbx_error(-EINVAL, "%s:%d: not an llvm-exegesis benchmark: a malformed %s",
+			 r->name, line, what);
 }
 
 bool exegesis_yaml_looks(const char *text)
@@ -570,7 +847,9 @@ int exegesis_doc_snippet(const struct exegesis_doc *d, char **text, char *unset,
 	f = open_memstream(text, &len);
 	if (!f)
 		return sbx_error(-ENOMEM, "out of memory");
-	fprintf(f, "# llvm-exegesis: %s%s\n", d->instructions[0], d->n_instructions > 1 ? ", ..." : "");
+	/* a comment line of the source: a name from the document must not end it */
+	fprintf(f, "# llvm-exegesis: %s%s\n", escape_str(d->instructions[0]),
+		d->n_instructions > 1 ? ", ..." : "");
 	err = defregs(d, f, unset, unset_len);
 	for (size_t i = begin; !err && i < end; i += 16) {
 		fprintf(f, ".byte ");

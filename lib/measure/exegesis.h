@@ -13,6 +13,7 @@
  *   exegesis_doc_snippet()   its snippet text: DEFREGs and the code's bytes
  */
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,6 +21,11 @@
 
 /* The most min_instructions a document may ask for (sbx run's --min-instructions bound) */
 #define EXEGESIS_MAX_MIN_INSTRUCTIONS	100000000ul
+/* Bounds on one document (llvm-exegesis writes a few KiB, 3 levels deep, no aliases) */
+#define EXEGESIS_MAX_DOC_BYTES	(16 << 20)	/* of the stream */
+#define EXEGESIS_MAX_DEPTH	32		/* levels of nesting */
+#define EXEGESIS_MAX_EXPANDED	(16 << 20)	/* bytes of its fields, aliases expanded */
+#define EXEGESIS_MAX_CODE	(4 << 20)	/* bytes of assembled_snippet */
 
 /* One document, as llvm-exegesis wrote it (lib/BenchmarkResult.cpp's fields). */
 struct exegesis_doc {
@@ -49,10 +55,22 @@ struct exegesis_reader *exegesis_reader_new(FILE *f, const char *name);
 void exegesis_reader_free(struct exegesis_reader *r);
 
 /*
+ * While *stop is 0 (a signal handler sets it), read on; once it is set the
+ * reading stops at the next block of input (-EINTR from
+ * exegesis_reader_next(), "NAME: interrupted"). NULL: never.
+ */
+void exegesis_reader_set_stop(struct exegesis_reader *r, const volatile sig_atomic_t *stop);
+
+/*
  * The next document in *d (exegesis_doc_release() it). Returns 1, 0 at
- * the end of the stream, or -EINVAL with a message naming the line: a
- * YAML syntax error (the stream ends there) or a document that is not an
- * llvm-exegesis benchmark (no mode or key: the next call goes on).
+ * the end of the stream, or a negative errno with a message naming the
+ * line: -EINVAL for a document that is not an llvm-exegesis benchmark (no
+ * mode or key, a field whose aliases expand past EXEGESIS_MAX_EXPANDED, an
+ * assembled_snippet of more than EXEGESIS_MAX_CODE bytes: the next call
+ * goes on); and, after which the stream ends, -EINVAL for a YAML syntax
+ * error or an alias of no anchor, -E2BIG for a document nested deeper than
+ * EXEGESIS_MAX_DEPTH or longer than EXEGESIS_MAX_DOC_BYTES, -EINTR once
+ * the stop flag was set, -EIO, -ENOMEM.
  */
 int exegesis_reader_next(struct exegesis_reader *r, struct exegesis_doc *d);
 void exegesis_doc_release(struct exegesis_doc *d);
