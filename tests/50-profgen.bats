@@ -600,3 +600,22 @@ within() {
 	run -2 --separate-stderr sbx profgen -binary "$W" -bogus "$D/two.data"
 	assert_equal "${stderr_lines[0]}" "sbx profgen: error: unknown option '-bogus'"
 }
+
+@test "profgen: perf script text of 200,000 processes, each mapping the binary lower down: every sample counted, in linear time" {
+	local text
+	text=$(objdump -d "$WORKLOADS/noploop" | awk '/<main>:/ { print $1; exit }')
+	python3 - "$WORKLOADS/noploop" "$text" <<-'EOF'
+	import sys
+	path, main = sys.argv[1], int(sys.argv[2], 16)
+	with open('many.script', 'w') as f:
+	    for k in range(200000):
+	        pid, base = 1000 + k, 0x10000000 + (200000 - k) * 0x10000
+	        f.write('PERF_RECORD_MMAP2 %d/%d: [%#x(0x1000) @ 0x1000 08:01 123 0]: r-xp %s\n'
+	                % (pid, pid, base, path))
+	        f.write('%d %#x\n' % (pid, base + main - 0x1000 + 1))
+	EOF
+	run -0 --separate-stderr timeout 120 "$SBX" profgen --perfscript many.script --binary "$WORKLOADS/noploop" -o many.prof
+	assert_regex "$stderr" '200000 samples, 200000 in the profile \(100\.0%\)'
+	run -0 head -1 many.prof
+	assert_output 'main:200000:200000'
+}

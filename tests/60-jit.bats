@@ -431,3 +431,22 @@ within() {	# $1 a, $2 b, $3 tol
 	perf_syms pm.inj.data > rows
 	[ "$(sort -t$'\t' -k2 -gr rows | head -1 | cut -f1)" = jitmap_spinner ]
 }
+
+@test "dumps that are hard on a reader: 50,000 moves of one function, 200,000 line files; read in linear time" {
+	mkdir j
+	SBX_JIT_DIR=$PWD/j sbx record -q -o j.data -- "$WORKLOADS/tinyjit" -i 20 > j.pid 2> /dev/null
+	pid=$(cat j.pid)
+	"$TOP/tests/tools/gen-jitdump.py" "j/jit-$pid.dump" "$pid" moves
+	run -0 --separate-stderr timeout 120 "$SBX" jit-inject -i j.data -o m.data
+	assert_equal "${stderr_lines[-1]}" "sbx jit-inject: 1 jitdumps (1 loads, 50000 moves) -> 1 images, 50001 MMAP2 records injected"
+	perf report -i m.data --stdio > /dev/null 2>&1
+	rm "j/jit-$pid.so"
+	"$TOP/tests/tools/gen-jitdump.py" "j/jit-$pid.dump" "$pid" lines
+	run -0 --separate-stderr timeout 120 "$SBX" jit-inject -i j.data -o l.data
+	assert_equal "${stderr_lines[-1]}" "sbx jit-inject: 1 jitdumps (1 loads, 0 moves) -> 1 images, 1 MMAP2 records injected"
+	# every file in the image's line table, once, in order
+	run -0 bash -c "readelf --debug-dump=rawline j/jit-$pid.so | grep -c '/src/file[0-9]*\.js\$'"
+	assert_output 200000
+	run -0 bash -c "readelf --debug-dump=rawline j/jit-$pid.so | grep '/src/file199999\.js\$'"
+	assert_output --regexp '^ +200000\s'
+}

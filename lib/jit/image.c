@@ -10,6 +10,7 @@
 #include "symbol/buildid.h"
 #include "util/bytes.h"
 #include "util/error.h"
+#include "util/hashmap.h"
 #include "util/output.h"
 #include "util/sha1.h"
 
@@ -66,28 +67,68 @@ static void info(struct bytes *b, const struct jit_image_func *f, size_t nr, uin
 	bytes_patch_u32(b, 0, b->len - 4);
 }
 
-/* The index (from 1) of file in the table, added when new; 0 when out of memory. */
-static uint64_t file_index(const char ***files, size_t *nr, const char *file)
+/* The file table of a line program: names in order, and by name (many dumps name thousands). */
+struct file_table {
+	const char **names;
+	size_t nr;
+	struct hashmap by_name;		/* struct file_entry */
+};
+
+struct file_entry {
+	const char *name;
+	uint64_t index;			/* from 1 */
+};
+
+static bool file_is(const void *entry, const void *name)
 {
+	return !strcmp(((const struct file_entry *)entry)->name, name);
+}
+
+/* The index (from 1) of file in the table, added when new; 0 when out of memory. */
+static uint64_t file_index(struct file_table *t, const char *file)
+{
+	uint64_t h;
+	struct file_entry *e;
 	const char **n;
 
-	/* the same file is the same pointer in a dump, mostly: check that first */
-	for (size_t i = *nr; i-- > 0;)
-		if ((*files)[i] == file || !strcmp((*files)[i], file))
-			return i + 1;
-	n = realloc(*files, (*nr + 1) * sizeof(*n));
+	/* the same file as the line before, mostly the same pointer */
+	if (t->nr && (t->names[t->nr - 1] == file || !strcmp(t->names[t->nr - 1], file)))
+		return t->nr;
+	h = hash_str(file);
+	e = hashmap_get(&t->by_name, h, file_is, file);
+	if (e)
+		return e->index;
+	n = realloc(t->names, (t->nr + 1) * sizeof(*n));
 	if (!n)
 		return 0;
-	*files = n;
-	n[(*nr)++] = file;
-	return *nr;
+	t->names = n;
+	e = malloc(sizeof(*e));
+	if (!e)
+		return 0;
+	*e = (struct file_entry){ file, t->nr + 1 };
+	if (hashmap_put(&t->by_name, h, e)) {
+		free(e);
+		return 0;
+	}
+	n[t->nr++] = file;
+	return t->nr;
+}
+
+static void file_table_release(struct file_table *t)
+{
+	void *e;
+
+	for (size_t i = 0; (e = hashmap_next(&t->by_name, &i));)
+		free(e);
+	hashmap_release(&t->by_name);
+	free(t->names);
 }
 
 static int line_program(struct bytes *b, const struct jit_image_func *funcs, size_t nr)
 {
 	static const uint8_t std_lengths[12] = { 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1 };
-	const char **files = NULL;
-	size_t nr_files = 0, hdr_len_at;
+	struct file_table files = { NULL, 0, HASHMAP_INIT };
+	size_t hdr_len_at;
 	struct bytes prog = { 0 };
 
 	for (size_t i = 0; i < nr; i++) {
@@ -102,9 +143,9 @@ static int line_program(struct bytes *b, const struct jit_image_func *funcs, siz
 			if (l->addr < f->code_addr || l->addr - f->code_addr >= f->size || !l->line)
 				continue;
 			at = f->offset + (l->addr - f->code_addr);
-			fi = file_index(&files, &nr_files, l->file ? l->file : "");
+			fi = file_index(&files, l->file ? l->file : "");
 			if (!fi) {
-				free(files);
+				file_table_release(&files);
 				free(prog.p);
 				return -ENOMEM;
 			}
@@ -157,8 +198,8 @@ static int line_program(struct bytes *b, const struct jit_image_func *funcs, siz
 	bytes_put_u8(b, 13);		/* opcode_base */
 	bytes_put(b, std_lengths, sizeof(std_lengths));
 	bytes_put_u8(b, 0);		/* no include directories */
-	for (size_t i = 0; i < nr_files; i++) {
-		bytes_put_str(b, files[i]);
+	for (size_t i = 0; i < files.nr; i++) {
+		bytes_put_str(b, files.names[i]);
 		bytes_put_uleb(b, 0);
 		bytes_put_uleb(b, 0);
 		bytes_put_uleb(b, 0);
@@ -167,7 +208,7 @@ static int line_program(struct bytes *b, const struct jit_image_func *funcs, siz
 	bytes_patch_u32(b, hdr_len_at, b->len - hdr_len_at - 4);
 	bytes_put(b, prog.p, prog.len);
 	bytes_patch_u32(b, 0, b->len - 4);
-	free(files);
+	file_table_release(&files);
 	free(prog.p);
 	return prog.failed ? -ENOMEM : 0;
 }

@@ -12,6 +12,7 @@
 #include "jit/jitdump.h"
 #include "perf/cursor.h"
 #include "util/error.h"
+#include "util/hashmap.h"
 #include "util/input.h"
 
 /* the most warnings kept per dump; more are counted in the last one */
@@ -26,11 +27,23 @@ struct pending_lines {
 	size_t nr;
 };
 
+/* the DEBUG_INFOs waiting for their CODE_LOADs, at most (then the oldest goes, warned) */
+#define MAX_PENDING_LINES 256
+
+/* The latest CODE_LOAD of a code index or an address: its place in d->codes. */
+struct latest {
+	uint64_t key;
+	size_t at;
+};
+
 struct parser {
 	struct jitdump *d;
 	bool swap;
 	struct pending_lines *pend;	/* DEBUG_INFO waiting for its CODE_LOAD */
 	size_t nr_pend, cap_pend;
+	bool warned_pending;
+	/* struct latest: by code index (what a CODE_MOVE names), by address (DEBUG_INFO) */
+	struct hashmap by_index, by_addr;
 	size_t cap_codes;
 	/* the UNWINDING_INFO waiting for the next CODE_LOAD */
 	const uint8_t *eh_frame, *eh_frame_hdr;
@@ -116,13 +129,56 @@ static void attach_lines(struct jitdump_code *c, struct jitdump_line *lines, siz
 	c->nr_lines = nr;
 }
 
-/* The load without lines yet at code_addr, latest first, or NULL. */
-static struct jitdump_code *load_at(struct jitdump *d, uint64_t code_addr)
+static bool latest_is(const void *entry, const void *key)
 {
-	for (size_t i = d->nr_codes; i-- > 0;)
-		if (!d->codes[i].move && d->codes[i].addr == code_addr)
-			return d->codes[i].lines ? NULL : &d->codes[i];
-	return NULL;
+	return ((const struct latest *)entry)->key == *(const uint64_t *)key;
+}
+
+/* The place in d->codes of the latest load under key in m, or (size_t)-1. */
+static size_t latest_get(const struct hashmap *m, uint64_t key)
+{
+	const struct latest *l = hashmap_get(m, hash_u64(key), latest_is, &key);
+
+	return l ? l->at : (size_t)-1;
+}
+
+/* The load at place at is now the latest under key in m; 0 or -ENOMEM. */
+static int latest_set(struct hashmap *m, uint64_t key, size_t at)
+{
+	struct latest *l = hashmap_get(m, hash_u64(key), latest_is, &key);
+
+	if (l) {
+		l->at = at;
+		return 0;
+	}
+	l = malloc(sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	*l = (struct latest){ key, at };
+	if (hashmap_put(m, hash_u64(key), l)) {
+		free(l);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void latest_release(struct hashmap *m)
+{
+	void *l;
+
+	for (size_t i = 0; (l = hashmap_next(m, &i));)
+		free(l);
+	hashmap_release(m);
+}
+
+/* The latest load at code_addr when it has no lines yet, or NULL. */
+static struct jitdump_code *load_at(struct parser *ps, uint64_t code_addr)
+{
+	size_t at = latest_get(&ps->by_addr, code_addr);
+
+	if (at == (size_t)-1 || ps->d->codes[at].lines)
+		return NULL;
+	return &ps->d->codes[at];
 }
 
 static int parse_load(struct parser *ps, struct cursor *c, uint64_t time, size_t off)
@@ -159,6 +215,9 @@ static int parse_load(struct parser *ps, struct cursor *c, uint64_t time, size_t
 	code->name = name;
 	code->bytes = c->end - code_size;
 	d->nr_loads++;
+	if (latest_set(&ps->by_index, index, d->nr_codes - 1) ||
+	    latest_set(&ps->by_addr, code_addr, d->nr_codes - 1))
+		return -ENOMEM;
 	/* the DEBUG_INFO written before it for its address (perf: the last one) */
 	if (ps->nr_pend) {
 		size_t i = ps->nr_pend;
@@ -195,9 +254,7 @@ static int parse_move(struct parser *ps, struct cursor *c, uint64_t time, size_t
 	    cur_u64(c, &old_addr, ps->swap) || cur_u64(c, &new_addr, ps->swap) ||
 	    cur_u64(c, &size, ps->swap) || cur_u64(c, &index, ps->swap))
 		return warn(ps, "%s: CODE_MOVE at offset %zu is truncated", d->path, off) ?: 1;
-	for (load = d->nr_codes; load-- > 0;)
-		if (!d->codes[load].move && d->codes[load].index == index)
-			break;
+	load = latest_get(&ps->by_index, index);
 	if (load == (size_t)-1)
 		return warn(ps, "%s: CODE_MOVE at offset %zu moves code index %" PRIu64
 			    ", which no CODE_LOAD before it has; skipped", d->path, off, index);
@@ -265,10 +322,24 @@ static int parse_debug(struct parser *ps, struct cursor *c, size_t off)
 	d->nr_debug++;
 	qsort(lines, n, sizeof(*lines), cmp_line);
 	/* after its load (LLVM's JITLink writes it so), or before the next one */
-	load = ps->debug_before ? NULL : load_at(d, code_addr);
+	load = ps->debug_before ? NULL : load_at(ps, code_addr);
 	if (load) {
 		attach_lines(load, lines, n);
 		return 0;
+	}
+	if (ps->nr_pend == MAX_PENDING_LINES) {
+		/* no producer writes many ahead of their loads: the oldest's lines go */
+		if (!ps->warned_pending) {
+			ps->warned_pending = true;
+			if (warn(ps, "%s: more than %d DEBUG_INFO records before their CODE_LOADs; "
+				 "the oldest ones' lines are dropped", d->path, MAX_PENDING_LINES)) {
+				free(lines);
+				return -ENOMEM;
+			}
+		}
+		free(ps->pend[0].lines);
+		memmove(&ps->pend[0], &ps->pend[1], (ps->nr_pend - 1) * sizeof(ps->pend[0]));
+		ps->nr_pend--;
 	}
 	if (ps->nr_pend == ps->cap_pend) {
 		size_t cap = ps->cap_pend ? ps->cap_pend * 2 : 8;
@@ -446,7 +517,7 @@ static int parse_owned(uint8_t *buf, size_t len, const char *name, struct jitdum
 	    warn(&ps, "%s: %zu records of unknown type skipped", name, d->nr_unknown))
 		goto nomem;
 	for (size_t i = 0; i < ps.nr_pend; i++) {
-		struct jitdump_code *load = load_at(d, ps.pend[i].code_addr);
+		struct jitdump_code *load = load_at(&ps, ps.pend[i].code_addr);
 
 		if (load) {
 			attach_lines(load, ps.pend[i].lines, ps.pend[i].nr);
@@ -458,6 +529,8 @@ static int parse_owned(uint8_t *buf, size_t len, const char *name, struct jitdum
 	free(ps.pend);
 	ps.pend = NULL;
 	ps.nr_pend = 0;
+	latest_release(&ps.by_index);
+	latest_release(&ps.by_addr);
 	fix_skew(d);
 	if (ps.warnings_dropped && warn(&ps, "%s: %zu more warnings", name, ps.warnings_dropped))
 		goto nomem;
@@ -469,6 +542,8 @@ fail:
 	for (size_t i = 0; i < ps.nr_pend; i++)
 		free(ps.pend[i].lines);
 	free(ps.pend);
+	latest_release(&ps.by_index);
+	latest_release(&ps.by_addr);
 	jitdump_free(d);
 	return err;
 }

@@ -14,94 +14,225 @@
 
 /* ------------------------------------------------------- addrspace */
 
-struct map *addrspace_find_map(struct addrspace *as, uint64_t addr)
-{
-	size_t i;
+/* A place in an address space: map i of chunk c (c == nr_chunks: the end). */
+struct as_pos {
+	size_t c, i;
+};
 
-	if (as->last < as->nr && addr >= as->maps[as->last].start &&
-	    addr < as->maps[as->last].end)
-		return &as->maps[as->last];
-	i = RANGES_FIND_LAST_LE(as->maps, as->nr, start, addr);
-	if (i == as->nr || addr >= as->maps[i].end)
-		return NULL;
-	as->last = i;
-	return &as->maps[i];
+/* The last chunk whose first map starts at or before addr, or nr_chunks. */
+static size_t chunk_le(const struct addrspace *as, uint64_t addr)
+{
+	size_t lo = 0, hi = as->nr_chunks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (as->chunks[mid]->maps[0].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : as->nr_chunks;
 }
 
-static int as_reserve(struct addrspace *as, size_t n)
+struct map *addrspace_find_map(struct addrspace *as, uint64_t addr)
 {
-	if (n <= as->cap)
-		return 0;
-	size_t cap = as->cap ? as->cap : 16;
-	struct map *m;
+	struct addrspace_chunk *ch;
+	size_t c, i;
 
-	while (cap < n)
-		cap *= 2;
-	m = realloc(as->maps, cap * sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	as->maps = m;
-	as->cap = cap;
+	if (as->last && addr >= as->last->start && addr < as->last->end)
+		return as->last;
+	c = chunk_le(as, addr);
+	if (c == as->nr_chunks)
+		return NULL;
+	ch = as->chunks[c];
+	i = RANGES_FIND_LAST_LE(ch->maps, ch->nr, start, addr);
+	if (i == ch->nr || addr >= ch->maps[i].end)
+		return NULL;
+	return as->last = &ch->maps[i];
+}
+
+static struct as_pos pos_next(const struct addrspace *as, struct as_pos p)
+{
+	if (++p.i == as->chunks[p.c]->nr) {
+		p.c++;
+		p.i = 0;
+	}
+	return p;
+}
+
+/* The first map that ends after addr (maps do not overlap: ends are in order too). */
+static struct as_pos first_ending_after(const struct addrspace *as, uint64_t addr)
+{
+	size_t c = chunk_le(as, addr);
+	struct as_pos p;
+
+	if (c == as->nr_chunks)
+		return (struct as_pos){ 0, 0 };
+	p.c = c;
+	p.i = RANGES_FIND_LAST_LE(as->chunks[c]->maps, as->chunks[c]->nr, start, addr);
+	return as->chunks[c]->maps[p.i].end > addr ? p : pos_next(as, p);
+}
+
+/* Take out the map at p; the place of the one after it. */
+static struct as_pos delete_at(struct addrspace *as, struct as_pos p)
+{
+	struct addrspace_chunk *ch = as->chunks[p.c];
+
+	memmove(&ch->maps[p.i], &ch->maps[p.i + 1], (ch->nr - p.i - 1) * sizeof(ch->maps[0]));
+	ch->nr--;
+	as->nr--;
+	if (!ch->nr) {
+		free(ch);
+		memmove(&as->chunks[p.c], &as->chunks[p.c + 1],
+			(as->nr_chunks - p.c - 1) * sizeof(as->chunks[0]));
+		as->nr_chunks--;
+		return (struct as_pos){ p.c, 0 };
+	}
+	return p.i < ch->nr ? p : (struct as_pos){ p.c + 1, 0 };
+}
+
+/* A new chunk of room for cap maps at place c of the list (its maps are the caller's to fill). */
+static struct addrspace_chunk *chunk_add(struct addrspace *as, size_t c, size_t cap)
+{
+	struct addrspace_chunk *ch;
+
+	if (as->nr_chunks == as->cap_chunks) {
+		size_t n = as->cap_chunks ? 2 * as->cap_chunks : 1;
+		struct addrspace_chunk **v = realloc(as->chunks, n * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		as->chunks = v;
+		as->cap_chunks = n;
+	}
+	ch = malloc(sizeof(*ch) + cap * sizeof(ch->maps[0]));
+	if (!ch)
+		return NULL;
+	ch->nr = 0;
+	ch->cap = cap;
+	memmove(&as->chunks[c + 1], &as->chunks[c], (as->nr_chunks - c) * sizeof(as->chunks[0]));
+	as->chunks[c] = ch;
+	as->nr_chunks++;
+	return ch;
+}
+
+/* Put m before the map at *p (or at the end); *p becomes m's place. 0 or -ENOMEM. */
+static int insert_at(struct addrspace *as, struct as_pos *p, struct map m)
+{
+	struct addrspace_chunk *ch;
+
+	if (!as->nr_chunks) {
+		if (!chunk_add(as, 0, 1))
+			return -ENOMEM;
+		*p = (struct as_pos){ 0, 0 };
+	} else if (p->c == as->nr_chunks) {
+		/* the end: after the last chunk's last map */
+		p->c = as->nr_chunks - 1;
+		p->i = as->chunks[p->c]->nr;
+	}
+	ch = as->chunks[p->c];
+	if (ch->nr == ch->cap && ch->cap < ADDRSPACE_CHUNK) {
+		size_t cap = 2 * ch->cap < ADDRSPACE_CHUNK ? 2 * ch->cap : ADDRSPACE_CHUNK;
+		struct addrspace_chunk *big = realloc(ch, sizeof(*ch) + cap * sizeof(ch->maps[0]));
+
+		if (!big)
+			return -ENOMEM;
+		big->cap = cap;
+		as->chunks[p->c] = ch = big;
+	}
+	if (ch->nr == ADDRSPACE_CHUNK) {
+		/* full: its upper half goes into a new chunk after it */
+		struct addrspace_chunk *hi = chunk_add(as, p->c + 1, ADDRSPACE_CHUNK);
+		size_t half = ADDRSPACE_CHUNK / 2;
+
+		if (!hi)
+			return -ENOMEM;
+		memcpy(hi->maps, &ch->maps[half], (ADDRSPACE_CHUNK - half) * sizeof(ch->maps[0]));
+		hi->nr = ADDRSPACE_CHUNK - half;
+		ch->nr = half;
+		if (p->i > half) {
+			p->c++;
+			p->i -= half;
+			ch = hi;
+		}
+	}
+	memmove(&ch->maps[p->i + 1], &ch->maps[p->i], (ch->nr - p->i) * sizeof(ch->maps[0]));
+	ch->maps[p->i] = m;
+	ch->nr++;
+	as->nr++;
 	return 0;
 }
 
 int addrspace_insert(struct addrspace *as, uint64_t start, uint64_t end, uint64_t pgoff,
 		     struct dso *dso)
 {
-	struct map *out;
-	size_t nr = 0;
+	struct as_pos p;
+	struct map tail;
+	bool split = false;
+	int err;
 
 	if (end <= start)
 		return 0;
-	/* at most one extra piece: a map split in two by the new one */
-	out = malloc((as->nr + 2) * sizeof(*out));
-	if (!out)
-		return -ENOMEM;
-	for (size_t i = 0; i < as->nr; i++) {
-		struct map m = as->maps[i];
+	as->last = NULL;
+	/* what the new map overlaps goes, but for the parts outside it */
+	p = first_ending_after(as, start);
+	while (p.c < as->nr_chunks) {
+		struct map *m = &as->chunks[p.c]->maps[p.i];
 
-		if (m.end <= start || m.start >= end) {
-			out[nr++] = m;
+		if (m->start >= end)
+			break;
+		if (m->start < start) {
+			/* the part before stays; a map around the new one is split in two */
+			if (m->end > end) {
+				tail = *m;
+				tail.pgoff += end - m->start;
+				tail.start = end;
+				split = true;
+			}
+			m->end = start;
+			p = pos_next(as, p);
 			continue;
 		}
-		if (m.start < start) {		/* the part before */
-			struct map head = m;
-
-			head.end = start;
-			out[nr++] = head;
+		if (m->end > end) {
+			/* the part after stays */
+			m->pgoff += end - m->start;
+			m->start = end;
+			break;
 		}
-		if (m.end > end) {		/* the part after */
-			struct map tail = m;
-
-			tail.pgoff += end - m.start;
-			tail.start = end;
-			out[nr++] = tail;
-		}
+		p = delete_at(as, p);
 	}
-	out[nr++] = (struct map){ start, end, pgoff, dso };
-	/* the pieces kept are in order; move the new map to its place */
-	for (size_t i = nr - 1; i > 0 && out[i - 1].start > out[i].start; i--) {
-		struct map t = out[i];
-
-		out[i] = out[i - 1];
-		out[i - 1] = t;
+	err = insert_at(as, &p, (struct map){ start, end, pgoff, dso });
+	if (!err && split) {
+		p = pos_next(as, p);
+		err = insert_at(as, &p, tail);
 	}
-	free(as->maps);
-	as->maps = out;
-	as->nr = nr;
-	as->cap = as->nr + 2;
-	as->last = 0;
-	return 0;
+	return err;
 }
 
+void addrspace_release(struct addrspace *as)
+{
+	for (size_t c = 0; c < as->nr_chunks; c++)
+		free(as->chunks[c]);
+	free(as->chunks);
+	memset(as, 0, sizeof(*as));
+}
+
+/* dst (empty) becomes a copy of src. 0 or -ENOMEM (dst is empty then). */
 static int addrspace_copy(struct addrspace *dst, const struct addrspace *src)
 {
-	dst->nr = 0;
-	dst->last = 0;
-	if (as_reserve(dst, src->nr ? src->nr : 1))
-		return -ENOMEM;
-	if (src->nr)
-		memcpy(dst->maps, src->maps, src->nr * sizeof(*src->maps));
+	addrspace_release(dst);
+	for (size_t c = 0; c < src->nr_chunks; c++) {
+		const struct addrspace_chunk *sc = src->chunks[c];
+		struct addrspace_chunk *ch = chunk_add(dst, c, sc->cap);
+
+		if (!ch) {
+			addrspace_release(dst);
+			return -ENOMEM;
+		}
+		memcpy(ch->maps, sc->maps, sc->nr * sizeof(ch->maps[0]));
+		ch->nr = sc->nr;
+	}
 	dst->nr = src->nr;
 	return 0;
 }
@@ -201,8 +332,8 @@ void machine_free(struct machine *m)
 	if (!m)
 		return;
 	for (size_t i = 0; i < m->nr_procs; i++) {
-		free(m->all_procs[i]->as.maps);
-		free(m->all_procs[i]->pre_exec.maps);
+		addrspace_release(&m->all_procs[i]->as);
+		addrspace_release(&m->all_procs[i]->pre_exec);
 		free(m->all_procs[i]);
 	}
 	for (size_t i = 0; i < m->nr_threads; i++)
@@ -211,7 +342,7 @@ void machine_free(struct machine *m)
 	free(m->all_threads);
 	hashmap_release(&m->procs);
 	hashmap_release(&m->threads);
-	free(m->kernel.maps);
+	addrspace_release(&m->kernel);
 	for (size_t i = 0; (name = hashmap_next(&m->names, &i));)
 		free(name);
 	hashmap_release(&m->names);
@@ -414,16 +545,12 @@ static int process_comm(struct machine *m, const struct perf_event_header *rec)
 		return -EINVAL;
 	if (c.misc & PERF_RECORD_MISC_COMM_EXEC) {
 		/* exec: the process starts over with no maps */
-		struct addrspace old;
-
 		p = process_get(m, c.pid);
 		if (!p)
 			return -ENOMEM;
-		old = p->pre_exec;
+		addrspace_release(&p->pre_exec);
 		p->pre_exec = p->as;
-		p->as = old;
-		p->as.nr = 0;
-		p->as.last = 0;
+		memset(&p->as, 0, sizeof(p->as));
 		p->dead = false;
 	}
 	t = thread_get(m, c.pid, c.tid);

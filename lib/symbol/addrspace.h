@@ -35,18 +35,40 @@ struct map {
 	struct dso *dso;
 };
 
-struct addrspace {
-	struct map *maps;	/* sorted by start, not overlapping */
-	size_t nr, cap;
-	size_t last;		/* index of the last hit */
+/* Maps a chunk of an address space holds at most. */
+#define ADDRSPACE_CHUNK 128
+
+struct addrspace_chunk {
+	size_t nr, cap;		/* cap grows to ADDRSPACE_CHUNK: most processes have few maps */
+	struct map maps[];	/* sorted by start, not overlapping */
 };
 
-/* The map that contains addr, or NULL. */
+/*
+ * The maps of a process, sorted and not overlapping, in chunks of at most
+ * ADDRSPACE_CHUNK: a change moves at most one chunk's maps (and, when a
+ * chunk splits, the list of chunks), so that a process with tens of
+ * thousands of maps, made in any order (mmap's addresses go down), takes
+ * no time quadratic in them. { 0 } is an empty one.
+ */
+struct addrspace {
+	struct addrspace_chunk **chunks;	/* in address order, none empty */
+	size_t nr_chunks, cap_chunks;
+	size_t nr;			/* maps in all */
+	struct map *last;		/* the last hit; NULL after a change */
+};
+
+/*
+ * The map that contains addr, or NULL. The pointer is valid until the
+ * address space changes.
+ */
 struct map *addrspace_find_map(struct addrspace *as, uint64_t addr);
 
 /* Add [start, end) → dso at pgoff, replacing what it overlaps. 0 or -ENOMEM. */
 int addrspace_insert(struct addrspace *as, uint64_t start, uint64_t end, uint64_t pgoff,
 		     struct dso *dso);
+
+/* Free the maps; as is empty again. */
+void addrspace_release(struct addrspace *as);
 
 struct machine;
 

@@ -15,7 +15,9 @@
 # compared: the top 20 rows must be the same (with -g, the first 200 lines
 # byte for byte). SBX names
 # the binary (default build/default/sbx); B the build folder with libsbx.a (default
-# build/default).
+# build/default). SBX_BASE names another sbx (the last landed commit's, built in a
+# worktree): it runs in the same interleaved loop, and the ratios base/sbx are
+# printed too (above 1: the change made it faster).
 set -eu
 cd "$(dirname "$0")/../.."
 SBX=${SBX:-$PWD/build/default/sbx}	# the optimized build: ./sbx is whichever build ran last
@@ -49,13 +51,17 @@ run() {	# NAME CMD...: appends the wall time to $tmp/NAME.wall (peak KB: NAME.rs
 	awk '{ print $2 }' "$tmp/time" >> "$tmp/$name.rss"
 }
 
+BASE=${SBX_BASE:-}
 for _ in $(seq "$N"); do
 	run perf perf report --stdio --no-children -s comm,dso,sym -i "$tmp/perf.data"
 	run sbx "$SBX" report -s comm,dso,sym -i "$tmp/perf.data"
+	[ -z "$BASE" ] || run base "$BASE" report -s comm,dso,sym -i "$tmp/perf.data"
 	run perf-script perf script -i "$tmp/perf.data"
 	run sbx-script "$SBX" script -i "$tmp/perf.data"
+	[ -z "$BASE" ] || run base-script "$BASE" script -i "$tmp/perf.data"
 	run perf-g perf report --stdio --children -g -s comm,dso,sym -i "$tmp/g.data"
 	run sbx-g "$SBX" report -g -s comm,dso,sym -i "$tmp/g.data"
+	[ -z "$BASE" ] || run base-g "$BASE" report -g -s comm,dso,sym -i "$tmp/g.data"
 done
 
 # the same answer: the first 20 rows (percent, comm, dso, symbol) agree
@@ -87,3 +93,11 @@ printf 'with call chains:    %s samples, %.1f MB\n' "$GNS" "$(echo "$gsize / 104
 printf 'perf report --children -g: %6.3f s, %s MB peak\n' "$pgw" "$(( $(median "$tmp/perf-g.rss" | cut -d. -f1) / 1024 ))"
 printf 'sbx report -g:             %6.3f s, %s MB peak\n' "$sgw" "$(( $(median "$tmp/sbx-g.rss" | cut -d. -f1) / 1024 ))"
 printf 'ratio perf/sbx:            %6.2f\n' "$(echo "$pgw / $sgw" | bc -l)"
+if [ -n "$BASE" ]; then
+	for w in "" -script -g; do
+		bw=$(median "$tmp/base$w.wall") nw=$(median "$tmp/sbx$w.wall")
+		printf 'base%-8s %6.3f s, sbx %6.3f s: ratio base/sbx %5.3f; peak %s MB / %s MB\n' "$w:" "$bw" \
+			"$nw" "$(echo "$bw / $nw" | bc -l)" "$(( $(median "$tmp/base$w.rss" | cut -d. -f1) / 1024 ))" \
+			"$(( $(median "$tmp/sbx$w.rss" | cut -d. -f1) / 1024 ))"
+	done
+fi

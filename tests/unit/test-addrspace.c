@@ -169,7 +169,7 @@ static void test_overlapping_maps(void)
 	/* one covering everything replaces all */
 	CHECK_EQ_INT(addrspace_insert(&as, 0, 0x10000, 0, b), 0);
 	CHECK_EQ_INT(as.nr, 1);
-	free(as.maps);
+	addrspace_release(&as);
 	dso_cache_free(c);
 }
 
@@ -243,6 +243,63 @@ static size_t build(uint8_t *out, bool with_rounds)
 	hdr[6] = (p - out) - data;
 	memcpy(out, hdr, sizeof(hdr));
 	return p - out;
+}
+
+/*
+ * The chunked address space against the plainest model of it (a page
+ * array, each page naming its map's dso and the file offset there): tens
+ * of thousands of maps, mostly going down in address as mmap places them,
+ * with overlaps that trim, split and swallow maps across chunks.
+ */
+static void test_many_maps_against_a_model(void)
+{
+	enum { PAGES = 1 << 16, PAGE = 0x1000 };
+	static int8_t dso_of[PAGES];
+	static uint64_t off_of[PAGES];
+	struct addrspace as = { 0 };
+	struct dso_cache *c = dso_cache_new();
+	struct dso *dsos[4];
+	uint64_t seed = 12345;
+
+	for (int i = 0; i < 4; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "/d%d", i);
+		dsos[i] = dso_cache_get(c, name, DSO_ELF);
+	}
+	memset(dso_of, -1, sizeof(dso_of));
+	for (int k = 0; k < 40000; k++) {
+		uint64_t first, n;
+		int d;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		/* downwards, one to a few pages; every 16th a wide one anywhere */
+		n = k % 16 ? 1 + (seed >> 60) % 3 : 1 + (seed >> 40) % 2000;
+		first = k % 16 ? (PAGES - 1 - (uint64_t)k * 3 / 2 % PAGES) : (seed >> 20) % PAGES;
+		if (first + n > PAGES)
+			n = PAGES - first;
+		d = (int)((seed >> 33) % 4);
+		CHECK_EQ_INT(addrspace_insert(&as, first * PAGE, (first + n) * PAGE, first * 7, dsos[d]),
+			     0);
+		for (uint64_t pg = first; pg < first + n; pg++) {
+			dso_of[pg] = (int8_t)d;
+			off_of[pg] = first * 7 + (pg - first) * PAGE;
+		}
+	}
+	for (uint64_t pg = 0; pg < PAGES; pg++) {
+		struct map *m = addrspace_find_map(&as, pg * PAGE + 5);
+
+		if (dso_of[pg] < 0) {
+			CHECK(m == NULL);
+			continue;
+		}
+		CHECK(m && m->dso == dsos[dso_of[pg]]);
+		if (m)
+			CHECK_EQ_U64(m->pgoff + (pg * PAGE - m->start), off_of[pg]);
+	}
+	CHECK(as.nr_chunks > 1);
+	addrspace_release(&as);
+	dso_cache_free(c);
 }
 
 static void test_session_orders_by_time(void)
@@ -677,6 +734,7 @@ static const struct unit_test tests[] = {
 	TEST(test_fork_exec_exit),
 	TEST(test_same_binary_two_bases),
 	TEST(test_overlapping_maps),
+	TEST(test_many_maps_against_a_model),
 	TEST(test_session_orders_by_time),
 	TEST(test_elf_symbols_and_build_id),
 	TEST(test_perf_map),
