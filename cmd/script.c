@@ -203,7 +203,7 @@ static void add_symbol_json(const struct script *s, json_object *o,
 
 static const char *dso_path(const struct addr_location *al)
 {
-	return al->dso ? al->dso->path : "[unknown]";
+	return al->dso ? al->dso->shown_path : "[unknown]";
 }
 
 /*

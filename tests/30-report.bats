@@ -942,3 +942,28 @@ same_rows() {
 	run -0 sbx report --stats -i z.data
 	assert_line --regexp '^ +COMPRESSED events: +[0-9]+ '
 }
+
+@test "names are text: a comm and a file named with a newline and an escape sequence forge no row" {
+	cd "$BATS_TEST_TMPDIR"
+	name=$'np\n 99.99%  sshd\e[2J'
+	cp "$WORKLOADS/noploop" "./$name"
+	perf record -q -e cpu-clock -F 999 -o c.data -- "./$name" 100 > /dev/null 2>&1
+	# the same shares as perf's, and every line a header line or a row
+	run -0 --separate-stderr sbx report -i c.data -s comm,dso,sym
+	refute_output --partial $'\n 99.99%'
+	refute_output --partial $'\e'
+	assert_line --regexp '^ +[0-9.]+%  np\\n 99\.99%  ssh  np\\n 99\.99%  sshd\\x1b\[2J +\[\.\] hot_a$'
+	for l in "${lines[@]}"; do [[ $l == '#'* || -z $l || $l =~ ^\ +[0-9.]+% ]] || { echo "not a row: $l"; false; }; done
+	perf_rows c.data sym > perf.rows
+	sbx report -i c.data -s sym | awk '/^#/ || NF < 2 { next } $1 ~ /%$/ { p = $1; sub(/%/, "", p);
+		$1 = ""; sub(/^ +/, ""); print $0 "\t" p }' | sort > sbx.rows
+	compare_rows perf.rows sbx.rows
+	# JSON carries them escaped the same way
+	run -0 --separate-stderr sbx report --json -i c.data -s comm
+	run -0 jq -r '.[0].comm' <<< "$output"
+	assert_output 'np\n 99.99%  ssh'
+	# (the kernel keeps 15 bytes of a comm, so the file's name shows the escape)
+	run -0 --separate-stderr sbx report --json -i c.data -s dso
+	run -0 jq -r '.[0].dso' <<< "$output"
+	assert_output 'np\n 99.99%  sshd\x1b[2J'
+}

@@ -456,3 +456,15 @@ for line in open(sys.argv[1]):
 	run -0 --separate-stderr sbx script --json -i st.data
 	[ -z "$output" ]
 }
+
+@test "names are text: one line per event, whatever the comm or the file is called" {
+	cd "$BATS_TEST_TMPDIR"
+	name=$'np\n 99.99%  sshd\e[2J'
+	cp "$WORKLOADS/noploop" "./$name"
+	perf record -q -e cpu-clock -F 999 -o c.data -- "./$name" 100 > /dev/null 2>&1
+	n=$(perf script -i c.data 2> /dev/null | grep -c 'cpu-clock:')
+	run -0 --separate-stderr sbx script -i c.data
+	assert_equal "${#lines[@]}" "$n"
+	refute_output --partial $'\e'
+	assert_line --regexp '^ *np\\n 99\.99%  ssh +[0-9]+ .* hot_a\+0x[0-9a-f]+ \(.*/np\\n 99\.99%  sshd\\x1b\[2J\)$'
+}

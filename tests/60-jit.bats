@@ -450,3 +450,21 @@ within() {	# $1 a, $2 b, $3 tol
 	run -0 bash -c "readelf --debug-dump=rawline j/jit-$pid.so | grep '/src/file199999\.js\$'"
 	assert_output --regexp '^ +200000\s'
 }
+
+@test "hostile names: a jitted function called 'evil<newline> 99.99%  sshd' forges no row of report, script or the images' readers" {
+	mkdir j
+	SBX_JIT_DIR=$PWD/j sbx record -q -g -o e.data -- "$WORKLOADS/tinyjit" -n $'evil\n 99.99%  sshd\e[2J ' -i 20 > /dev/null 2>&1
+	run -0 --separate-stderr sbx report -i e.data -s sym
+	refute_output --partial $'\n 99.99%'
+	assert_line --regexp '^ +[0-9.]+%  \[\.\] evil\\n 99\.99%  sshd\\x1b\[2J alpha$'
+	assert_line --regexp '^ +[0-9.]+%  \[\.\] evil\\n 99\.99%  sshd\\x1b\[2J beta$'
+	run -0 --separate-stderr sbx report -i e.data -g -s sym
+	refute_output --partial $'\e'
+	run -0 --separate-stderr sbx script -i e.data
+	refute_output --partial $'\e'
+	assert_line --regexp 'evil\\n 99\.99%  sshd\\x1b\[2J alpha\+0x'
+	# after jit-inject sbx reads the names back from its images as it showed them
+	run -0 sbx jit-inject -q -i e.data -o e.inj.data --jit-dir "$PWD/j"
+	run -0 --separate-stderr sbx report -i e.inj.data -s sym
+	assert_line --regexp '^ +[0-9.]+%  \[\.\] evil\\n 99\.99%  sshd\\x1b\[2J alpha$'
+}

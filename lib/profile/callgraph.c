@@ -592,7 +592,7 @@ static json_object *json_node(const struct cg_node *n, uint64_t min_hit, cg_name
 
 	json_object_object_add(o, "name", json_object_new_string(name(&n->frame, ctx)));
 	json_object_object_add(o, "dso", json_object_new_string(n->frame.dso ?
-								 n->frame.dso->path : "[unknown]"));
+								 n->frame.dso->shown_path : "[unknown]"));
 	json_object_object_add(o, "kernel", json_object_new_boolean(n->frame.kernel));
 	if (!n->frame.sym)
 		json_object_object_add(o, "address", json_object_new_int64((int64_t)n->frame.ip));

@@ -180,7 +180,7 @@ static int add_frame(struct stacks *st, const struct addr_location *al, const ch
 		st->cap_frames = cap;
 	}
 	st->frames[st->nr_frames].sym = name;
-	st->frames[st->nr_frames].dso = al->dso ? al->dso->path : NULL;
+	st->frames[st->nr_frames].dso = al->dso ? al->dso->shown_path : NULL;
 	st->nr_frames++;
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include "perf/records.h"
 #include "symbol/addrspace.h"
 #include "util/error.h"
+#include "util/escape.h"
 #include "util/hashmap.h"
 #include "util/ranges.h"
 
@@ -288,8 +289,12 @@ static bool name_is(const void *entry, const void *name)
 /* The machine's copy of name (the same pointer for the same name), or NULL. */
 static const char *intern(struct machine *m, const char *name)
 {
-	uint64_t hash = hash_str(name);
-	char *s = hashmap_get(&m->names, hash, name_is, name);
+	uint64_t hash;
+	char *s;
+
+	name = escape_str(name);	/* a comm is the workload's to choose: no control characters */
+	hash = hash_str(name);
+	s = hashmap_get(&m->names, hash, name_is, name);
 
 	if (s)
 		return s;

@@ -15,6 +15,7 @@
 #include "symbol/buildid.h"
 #include "symbol/dso.h"
 #include "util/error.h"
+#include "util/escape.h"
 #include "util/input.h"
 #include "util/hashmap.h"
 
@@ -52,6 +53,7 @@ static void dso_free(struct dso *d)
 {
 	free(d->path);
 	free(d->short_buf);
+	free(d->shown_buf);
 	free(d->file);
 	/* kernel DSOs share the cache's kallsyms table */
 	if (d->kind != DSO_KERNEL)
@@ -117,7 +119,7 @@ int dso_cache_set_paths(struct dso_cache *c, const char *debug_dir, const char *
  */
 static const char *short_name(struct dso *d)
 {
-	const char *path = d->path, *slash = strrchr(path, '/');
+	const char *path = d->shown_path, *slash = strrchr(path, '/');
 	char *end;
 	long tid;
 
@@ -158,6 +160,17 @@ struct dso *dso_cache_get(struct dso_cache *c, const char *path, enum dso_kind k
 		free(d);
 		errno = ENOMEM;
 		return NULL;
+	}
+	/* a recording names files: a name must not forge a line of what is printed */
+	d->shown_path = d->path;
+	if (escape_needed(path, strlen(path))) {
+		d->shown_buf = strdup(escape_str(path));
+		if (!d->shown_buf) {
+			dso_free(d);
+			errno = ENOMEM;
+			return NULL;
+		}
+		d->shown_path = d->shown_buf;
 	}
 	d->short_name = short_name(d);
 	d->kind = kind;

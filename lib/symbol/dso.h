@@ -33,8 +33,11 @@ struct dso_load {		/* a PT_LOAD segment: file offset ↔ vaddr */
 struct dso {
 	char *path;			/* as recorded ("/usr/bin/x", "[kernel.kallsyms]") */
 	const char *short_name;		/* basename of path, or path for "[...]" names;
-					   "[JIT] tid N" for /tmp/perf-N.map, as perf */
+					   "[JIT] tid N" for /tmp/perf-N.map, as perf; control
+					   characters escaped (util/escape) */
 	char *short_buf;		/* short_name when made, not in path */
+	const char *shown_path;		/* path as text shows it: path, or its escaped copy */
+	char *shown_buf;		/* that copy, when made */
 	enum dso_kind kind;
 	uint8_t build_id[DSO_BUILD_ID_MAX];
 	size_t build_id_size;		/* 0 when unknown */

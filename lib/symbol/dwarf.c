@@ -14,6 +14,7 @@
 #include "symbol/dwarf.h"
 #include "symbol/dwarf-lines.h"
 #include "util/error.h"
+#include "util/escape.h"
 #include "util/input.h"
 #include "util/hashmap.h"
 #include "util/ranges.h"
@@ -110,7 +111,10 @@ static bool name_is(const void *entry, const void *key)
 /* s kept in d (the same pointer for the same string), or "" when memory ran out */
 static const char *intern(struct dwarf_info *d, const char *s)
 {
-	uint64_t h = hash_str(s);
+	uint64_t h;
+
+	s = escape_str(s);	/* a jitted function's name, a file's: printed as text */
+	h = hash_str(s);
 	char *n = hashmap_get(&d->names, h, name_is, s);
 
 	if (n)
@@ -736,6 +740,8 @@ int dwarf_info_line(struct dwarf_info *d, uint64_t addr, const char **file, int 
 	}
 	if (dwarf_lineno(l, line) || *line < 0)
 		*line = 0;
+	if (escape_needed(*file, strlen(*file)))
+		*file = intern(d, *file);
 	return 0;
 }
 

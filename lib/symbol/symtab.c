@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/error.h"
+#include "util/escape.h"
 #include "util/input.h"
 #include "util/ranges.h"
 #include "symbol/buildid.h"
@@ -43,7 +44,11 @@ static void builder_release(struct builder *b)
 /* A copy of s in the builder's strings: its offset, or (size_t)-1 when out of memory. */
 static size_t builder_string(struct builder *b, const char *s)
 {
-	size_t n = strlen(s) + 1, at = b->len;
+	size_t n, at = b->len;
+
+	/* names from a jitdump, a perf map or any ELF: no control character gets printed */
+	s = escape_str(s);
+	n = strlen(s) + 1;
 
 	if (b->len + n > b->strcap) {
 		size_t cap = b->strcap ? 2 * b->strcap : 4096;
