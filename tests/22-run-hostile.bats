@@ -125,3 +125,42 @@ escape_and_kill() {
 	plain_user_dir "$BATS_TEST_TMPDIR/escape.s"
 	escape_and_kill "$PLAIN" "${PLAIN_USER[@]}"
 }
+
+@test "what a SIGKILL of sbx run leaves (a temporary folder, an sbx-PID cgroup) goes with the next run" {
+	export TMPDIR=$BATS_TEST_TMPDIR/tmp
+	mkdir "$TMPDIR"
+	# an assembler that hangs: sbx run is killed while its folder is there
+	printf '#!/bin/sh\nsleep 60\n' > "$BATS_TEST_TMPDIR/slow-as"
+	chmod +x "$BATS_TEST_TMPDIR/slow-as"
+	"$SBX" run --timeout 60 --assembler "$BATS_TEST_TMPDIR/slow-as" "$SN/add-chain.s" 2> /dev/null &
+	pid=$!
+	for _ in $(seq 100); do compgen -G "$TMPDIR/sbx-run-*" > /dev/null && break; sleep 0.05; done
+	kill -KILL $pid
+	wait $pid || true
+	left=$(compgen -G "$TMPDIR/sbx-run-*")
+	[ -d "$left" ] && [ -e "$left/snippet.s" ]
+	# a folder another sbx holds, one made a moment ago, and a link of that name stay
+	mkdir "$TMPDIR/sbx-run-held00" "$TMPDIR/sbx-run-young0" "$BATS_TEST_TMPDIR/victim"
+	touch "$BATS_TEST_TMPDIR/victim/keep"
+	ln -s "$BATS_TEST_TMPDIR/victim" "$TMPDIR/sbx-run-link00"
+	touch -h -d '2 minutes ago' "$left" "$TMPDIR/sbx-run-held00" "$TMPDIR/sbx-run-link00"
+	flock "$TMPDIR/sbx-run-held00" sleep 30 &
+	holder=$!
+	sleep 0.2
+	# and a cgroup of a gone sbx (its watchdog killed with it)
+	local cg stale=
+	cg=$(cgroup2_mount)
+	if [ "$(id -u)" -eq 0 ] && [ -n "$cg" ]; then
+		for p in $(seq 4194000 4194300); do kill -0 $p 2> /dev/null || { stale=$cg/sbx-$p; break; }; done
+		mkdir "$stale"
+	fi
+	run -0 sbx run "$SN/add-chain.s"
+	[ ! -e "$left" ]
+	[ -d "$TMPDIR/sbx-run-held00" ] && [ -d "$TMPDIR/sbx-run-young0" ]
+	[ -L "$TMPDIR/sbx-run-link00" ] && [ -e "$BATS_TEST_TMPDIR/victim/keep" ]
+	[ -z "$stale" ] || [ ! -d "$stale" ]
+	kill $holder
+	# nothing of its own stays
+	run -0 bash -c 'compgen -G "$TMPDIR/sbx-run-*" | sort'
+	assert_output "$(printf '%s\n' "$TMPDIR/sbx-run-held00" "$TMPDIR/sbx-run-link00" "$TMPDIR/sbx-run-young0")"
+}

@@ -468,3 +468,17 @@ within() {	# $1 a, $2 b, $3 tol
 	run -0 --separate-stderr sbx report -i e.inj.data -s sym
 	assert_line --regexp '^ +[0-9.]+%  \[\.\] evil\\n 99\.99%  sshd\\x1b\[2J alpha$'
 }
+
+@test "report: the image folder a SIGKILL left goes with the next reader's run" {
+	export TMPDIR=$PWD/tmp
+	mkdir "$TMPDIR"
+	# a reader killed while its images were there
+	mkdir "$TMPDIR/sbx-jit-killed"
+	touch "$TMPDIR/sbx-jit-killed/jit-1.so"
+	touch -d '2 minutes ago' "$TMPDIR/sbx-jit-killed"
+	run -0 --separate-stderr sbx report -i "$W/t.data" -s sym
+	assert_line --regexp '\[\.\] jit_alpha$'
+	[ ! -e "$TMPDIR/sbx-jit-killed" ]
+	run -0 ls -A "$TMPDIR"
+	assert_output ''
+}

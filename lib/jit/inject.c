@@ -19,6 +19,7 @@
 #include "perf/session.h"
 #include "symbol/symtab.h"
 #include "util/error.h"
+#include "util/tempdir.h"
 
 #define NSEC_PER_SEC 1000000000ull
 /* a dump's first times may precede its marker by this much (the header is written first) */
@@ -55,6 +56,7 @@ struct jit_tracker {
 	struct jit_tracker_opts o;
 	char *image_dir;	/* o.image_dir made absolute (MMAP2 paths must be), or
 				   the temporary folder once made */
+	struct tempdir temp;	/* that folder (temp_images) */
 	struct pending *pend;
 	size_t nr_pend, head, cap_pend;
 	uint64_t seq;
@@ -95,6 +97,7 @@ struct jit_tracker *jit_tracker_new(const struct jit_tracker_opts *opts)
 
 	if (!t)
 		return NULL;
+	t->temp.lock_fd = -1;
 	if (opts)
 		t->o = *opts;
 	if (t->o.image_dir) {
@@ -139,8 +142,7 @@ void jit_tracker_remove_images(struct jit_tracker *t)
 		return;
 	for (size_t i = 0; i < t->nr_images; i++)
 		unlink(t->images[i].path);
-	if (t->image_dir)
-		rmdir(t->image_dir);
+	tempdir_remove(&t->temp);
 	/* once: a later call (jit_tracker_free's) finds nothing to remove */
 	t->o.temp_images = false;
 }
@@ -179,19 +181,15 @@ static char *dir_of(const char *path)
  */
 static int image_folder(struct jit_tracker *t, const char *path, char **dir)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	if (t->o.temp_images && !t->image_dir) {
-		char *d;
-
-		if (asprintf(&d, "%s/sbx-jit-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
-			return -ENOMEM;
-		if (!mkdtemp(d)) {
-			twarn(t, "%s: %s; jitted code stays unnamed", d, strerror(errno));
-			free(d);
+		/* swept by a later sbx when this one is killed before it removes it */
+		if (tempdir_make(&t->temp, "sbx-jit")) {
+			twarn(t, "%s; jitted code stays unnamed", sbx_error_msg());
 			return 1;
 		}
-		t->image_dir = d;
+		t->image_dir = strdup(t->temp.path);
+		if (!t->image_dir)
+			return -ENOMEM;
 	}
 	*dir = t->image_dir ? strdup(t->image_dir) : dir_of(path);
 	return *dir ? 0 : -ENOMEM;

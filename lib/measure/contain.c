@@ -158,10 +158,41 @@ static int write_file(const char *dir, const char *name, const char *text)
 	return err;
 }
 
+static size_t walk_tree(const char *dir, int depth, size_t (*visit)(const char *dir));
+static size_t remove_dir(const char *dir);
+
+/*
+ * Remove the empty cgroups "sbx-PID" in parent whose sbx is gone (its
+ * watchdog was killed with it, or the machine went down): a cgroup with a
+ * process in it cannot be removed, so nothing running is touched.
+ */
+static void sweep_cgroups(const char *parent)
+{
+	DIR *d = opendir(parent);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char sub[PATH_MAX], *end;
+		long pid;
+
+		if (de->d_type != DT_DIR || strncmp(de->d_name, "sbx-", 4))
+			continue;
+		pid = strtol(de->d_name + 4, &end, 10);
+		if (pid <= 0 || *end || pid == getpid() || !(kill((pid_t)pid, 0) && errno == ESRCH))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", parent, de->d_name);
+		walk_tree(sub, 0, remove_dir);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* A new cgroup "sbx-PID" in parent (a stale one of a reused pid is removed first). */
 static char *make_cgroup(const char *parent)
 {
 	char *dir;
+
+	sweep_cgroups(parent);
 
 	if (asprintf(&dir, "%s/sbx-%ld", parent, (long)getpid()) < 0)
 		return NULL;

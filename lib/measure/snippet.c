@@ -14,6 +14,7 @@
 
 #include "util/bytes.h"
 #include "util/error.h"
+#include "util/tempdir.h"
 #include "util/output.h"
 #include "measure/snippet.h"
 #include "measure/workload.h"
@@ -887,16 +888,16 @@ static int copy_file(const char *from, const char *to)
 
 int snippet_assemble(struct snippet *s, const struct snippet_asm_opts *o)
 {
-	const char *tmpdir = getenv("TMPDIR");
-	char dir[4096], src[4200], obj[4200], log[4200];
+	struct tempdir dir;
+	char src[PATH_MAX + 16], obj[PATH_MAX + 16], log[PATH_MAX + 16];
 	int err;
 
-	snprintf(dir, sizeof(dir), "%s/sbx-run-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (!mkdtemp(dir))
-		return sbx_error_errno(-errno, "cannot create a temporary folder '%s'", dir);
-	snprintf(src, sizeof(src), "%s/snippet.s", dir);
-	snprintf(obj, sizeof(obj), "%s/snippet.o", dir);
-	snprintf(log, sizeof(log), "%s/as.log", dir);
+	err = tempdir_make(&dir, "sbx-run");
+	if (err)
+		return err;
+	snprintf(src, sizeof(src), "%s/snippet.s", dir.path);
+	snprintf(obj, sizeof(obj), "%s/snippet.o", dir.path);
+	snprintf(log, sizeof(log), "%s/as.log", dir.path);
 	err = write_source(s, o, src);
 	if (!err)
 		err = run_assembler(s, o, src, obj, log);
@@ -904,10 +905,7 @@ int snippet_assemble(struct snippet *s, const struct snippet_asm_opts *o)
 		err = read_object(s, obj);
 	if (!err && o->dump_object)
 		err = copy_file(obj, o->dump_object);
-	unlink(src);
-	unlink(obj);
-	unlink(log);
-	rmdir(dir);
+	tempdir_remove(&dir);
 	if (err)
 		return err;
 	if (s->code_size == 0)
@@ -1060,21 +1058,22 @@ static int parse_show_inst(FILE *f, struct mc_inst *snip, int max_snip, int *n_s
 
 int snippet_llvm_names(struct snippet *s, enum snippet_syntax syntax, const char *llvm_mc)
 {
-	const char *tmpdir = getenv("TMPDIR");
 	static const char *const defaults[] = { "llvm-mc-14", "llvm-mc" };
-	char dir[4096], src[4200], out[4200], errp[4200];
+	struct tempdir dir;
+	char src[PATH_MAX + 24], out[PATH_MAX + 24], errp[PATH_MAX + 24];
 	struct probe *probes = NULL;
 	struct mc_inst *snip = NULL, *pins = NULL;
 	struct workload_status st;
 	int n_probes, n_snip = 0, n_pins = 0, err = -ENOENT;
 	FILE *f;
 
-	snprintf(dir, sizeof(dir), "%s/sbx-run-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	if (!mkdtemp(dir))
-		return sbx_error_errno(-errno, "cannot create a temporary folder '%s'", dir);
-	snprintf(src, sizeof(src), "%s/snippet.s", dir);
-	snprintf(out, sizeof(out), "%s/show-inst.txt", dir);
-	snprintf(errp, sizeof(errp), "%s/errors.txt", dir);
+	err = tempdir_make(&dir, "sbx-run");
+	if (err)
+		return err;
+	err = -ENOENT;
+	snprintf(src, sizeof(src), "%s/snippet.s", dir.path);
+	snprintf(out, sizeof(out), "%s/show-inst.txt", dir.path);
+	snprintf(errp, sizeof(errp), "%s/errors.txt", dir.path);
 	probes = calloc(MAX_PROBES, sizeof(*probes));
 	snip = calloc(1024, sizeof(*snip));
 	pins = calloc(MAX_PROBES, sizeof(*pins));
@@ -1174,9 +1173,6 @@ out:
 	free(probes);
 	free(snip);
 	free(pins);
-	unlink(src);
-	unlink(out);
-	unlink(errp);
-	rmdir(dir);
+	tempdir_remove(&dir);
 	return err;
 }
