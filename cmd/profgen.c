@@ -886,8 +886,9 @@ int cmd_profgen(int argc, char **argv)
 	{
 		uint64_t n = 0;
 
+		/* weighted counts of many inputs may pass 2^64: saturated, never wrapped to 0 */
 		for (size_t i = 0; i < g.nr_in; i++)
-			n += pg_collector_samples(g.in[i].c);
+			n = sp_add(n, pg_collector_samples(g.in[i].c));
 		if (!n) {
 			ret = error("no samples in %s", g.nr_in == 1 ? g.in[0].path : "the inputs");
 			goto out;

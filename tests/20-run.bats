@@ -240,7 +240,11 @@ in_range() {
 	run -1 --separate-stderr sbx run --asm $'# SBX-MEM-MAP nope 65536\nnop'
 	assert_equal "$stderr" "sbx run: error: <asm>:1: invalid annotation 'SBX-MEM-MAP nope 65536': expected <NAME> to be the name of an earlier MEM-DEF"
 	run -1 --separate-stderr sbx run --asm $'# SBX-MEM-DEF a 4096 1\n# SBX-MEM-MAP a 1000\nnop'
-	assert_equal "$stderr" "sbx run: error: <asm>:2: invalid annotation 'SBX-MEM-MAP a 1000': expected <ADDRESS>: a decimal, non-zero multiple of the page size below 0x7ff000000000 (140703128616960)"
+	assert_equal "$stderr" "sbx run: error: <asm>:2: invalid annotation 'SBX-MEM-MAP a 1000': expected <ADDRESS>: a decimal, non-zero multiple of the page size below 0x7ff000000000 (140668768878592)"
+	# the bound the message names, in both spellings: the page at it is refused, the one below taken
+	run -1 --separate-stderr sbx run --asm $'# SBX-MEM-DEF a 4096 1\n# SBX-MEM-MAP a 140668768878592\nnop'
+	assert_regex "$stderr" "invalid annotation 'SBX-MEM-MAP a 140668768878592'"
+	run -0 --separate-stderr sbx run --asm $'# SBX-MEM-DEF a 4096 1\n# SBX-MEM-MAP a 140668768874496\nnop'
 	# loop mode counts trips in %r8: a snippet that writes it never ends, and is told why
 	run -1 --separate-stderr sbx run --repetition-mode loop --timeout 1 --asm $'movq $5, %r8\naddq %rax, %rax'
 	assert_equal "$stderr" "sbx run: error: <asm>: timed out after 1 s: in loop mode %r8 counts the trips, and snippet+0x0 (movq \$5, %r8) writes it; name another with LOOP-REGISTER"

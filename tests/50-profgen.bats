@@ -619,3 +619,33 @@ within() {
 	run -0 head -1 many.prof
 	assert_output 'main:200000:200000'
 }
+
+@test "profgen: counts that add up past 2^64 saturate as llvm-profgen 19's do; perf script text with CRLF is the same text" {
+	# 128 ranges of 2^57 over four addresses of loop1: its total passes 2^64
+	{ echo 128
+	  for i in $(seq 0 127); do printf '%x-%x:144115188075855872\n' $((0x150 + i % 4 * 4)) $((0x150 + i % 4 * 4)); done
+	  echo 0; } > wrap.raw
+	run -0 "$PROFGEN19" --binary="$W" --unsymbolized-profile=wrap.raw --output=ref.prof --format=text
+	run -0 --separate-stderr sbx profgen --binary "$W" --unsymbolized-profile wrap.raw -o ours.prof
+	run -0 diff ref.prof ours.prof
+	run -0 head -1 ours.prof
+	assert_output 'loop1:18446744073709551615:0'
+	# CRLF line ends
+	[ -s "$D/lbr.data" ] || { echo "swlbr could not trace"; return 1; }
+	perf script -F ip,brstack --show-mmap-events -i "$D/lbr.data" > lf.script 2> /dev/null
+	sed 's/$/\r/' lf.script > crlf.script
+	run -0 --separate-stderr sbx profgen --binary "$W" --perfscript lf.script -o lf.prof
+	run -0 --separate-stderr sbx profgen --binary "$W" --perfscript crlf.script -o crlf.prof
+	[[ $stderr != *'neither samples nor events'* ]]
+	run -0 diff lf.prof crlf.prof
+}
+
+@test "profgen: a binary that cannot be read for want of descriptors is an error, not a binary without DWARF" {
+	[ -s "$D/two.data" ] || { echo "the recording in setup_file failed"; return 1; }
+	# (bats holds descriptors above 2: closed first, so that 5 is 5)
+	run -1 --separate-stderr bash -c 'for fd in $(ls /proc/$$/fd); do [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done
+		ulimit -n 5; exec "$0" profgen "$1" --binary "$2" -o p.prof' "$SBX" "$D/two.data" "$W"
+	assert_equal "${stderr_lines[-1]}" "sbx profgen: error: $W: Too many open files"
+	[[ $stderr != *'has no DWARF'* ]]
+	[ ! -e p.prof ]
+}

@@ -21,8 +21,20 @@
 
 #define MAX_MEMDEF_SIZE (1ul << 30)
 #define PAGE 4096ul
-/* MEM-MAP and SNIPPET-ADDRESS: below this, room for the mapping under the top of user space */
-#define ADDRESS_LIMIT	0x7ff000000000ull
+/*
+ * MEM-MAP and SNIPPET-ADDRESS: below this, room for the mapping under the
+ * top of user space; its hex digits are spelled once, for the value and
+ * the messages, and the decimal in the messages is checked against it
+ */
+#define ADDRESS_LIMIT_DIGITS	7ff000000000
+#define CAT_(a, b)		a##b
+#define CAT(a, b)		CAT_(a, b)
+#define STR_(x)			#x
+#define STR(x)			STR_(x)
+#define ADDRESS_LIMIT		CAT(0x, CAT(ADDRESS_LIMIT_DIGITS, ull))
+#define ADDRESS_LIMIT_HEX	STR(ADDRESS_LIMIT_DIGITS)
+#define ADDRESS_LIMIT_DEC	"140668768878592"
+_Static_assert(ADDRESS_LIMIT == 140668768878592ull, "ADDRESS_LIMIT_DEC is its decimal");
 
 static const char *const gpr64[16] = {
 	"RAX", "RCX", "RDX", "RBX", "RSP", "RBP", "RSI", "RDI",
@@ -187,7 +199,7 @@ static int ann_defreg(struct parse_ctx *p)
 		/* what arch_prctl(ARCH_SET_FS/GS) takes: a user-space address */
 		memcpy(&base, d.value, 8);
 		if (base >= ADDRESS_LIMIT)
-			return bad(p, "FS and GS take a user-space address below 0x7ff000000000");
+			return bad(p, "FS and GS take a user-space address below 0x" ADDRESS_LIMIT_HEX);
 	}
 	snprintf(d.name, sizeof(d.name), "%s", p->fields[0][0] == '%' ? p->fields[0] + 1 :
 		 p->fields[0]);
@@ -286,7 +298,7 @@ static int ann_memmap(struct parse_ctx *p)
 	if (parse_u64(p->fields[1], 10, &m.addr) < 0 || m.addr % PAGE || m.addr == 0 ||
 	    m.addr >= ADDRESS_LIMIT)
 		return bad(p, "expected <ADDRESS>: a decimal, non-zero multiple of the page size "
-			   "below 0x7ff000000000 (140703128616960)");
+			   "below 0x" ADDRESS_LIMIT_HEX " (" ADDRESS_LIMIT_DEC ")");
 	m.line = p->line;
 	/* two mappings of one page: the second would fail in the child, far from here */
 	for (int i = 0; i < p->s->n_memmaps; i++) {
@@ -326,7 +338,8 @@ static int ann_address(struct parse_ctx *p)
 	}
 	if (parse_u64(p->fields[0], 16, &a) < 0 || a % PAGE || a == 0 || a >= ADDRESS_LIMIT)
 		return bad(p, "expected <HEX_ADDRESS>: a hex, non-zero multiple of the page size "
-			   "below 7ff000000000 (room for the code under the top of user space)");
+			   "below " ADDRESS_LIMIT_HEX " (room for the code under the top of user "
+			   "space)");
 	p->s->address = a;
 	p->s->address_line = p->line;
 	return 0;

@@ -67,7 +67,7 @@ static struct sp_func *leaf_profile(struct sample_profile *p, const struct dwarf
 	struct sp_func *f = sample_profile_func(p, frames[0].func);
 
 	for (size_t i = 0; f; i++) {
-		f->total += total;
+		f->total = sp_add(f->total, total);
 		if (i + 1 == n)
 			break;
 		f = sp_func_inlinee(p, f, frame_loc(&frames[i]), frames[i + 1].func);
@@ -296,9 +296,9 @@ static int span_fill(struct span_cache *c, struct sample_profile *p,
 static void span_count(const struct span_cache *c, uint64_t total, uint64_t n)
 {
 	for (size_t k = 0; k < c->nf; k++)
-		c->levels[k]->total += total;
-	if (n * c->dup > c->body->count)
-		c->body->count = n * c->dup;
+		c->levels[k]->total = sp_add(c->levels[k]->total, total);
+	if (sp_mul(n, c->dup) > c->body->count)
+		c->body->count = sp_mul(n, c->dup);
 }
 
 /* The count of address a in ips (sorted by address), 0 when it has none. */
@@ -395,8 +395,9 @@ static int function_ips(struct sample_profile *p, const struct binary *b,
 
 				if (!top || hashmap_put(&w->heads, hash_u64(f->entry), (void *)f))
 					return -ENOMEM;
-				top->head += entry_block_count(w->cs, w->in, b, f->entry, f->end,
-							       w->ips, w->nr);
+				top->head = sp_add(top->head,
+						   entry_block_count(w->cs, w->in, b, f->entry,
+								     f->end, w->ips, w->nr));
 			}
 		} else {
 			/* no rows here at all: nothing to fill up to the next sample */
@@ -463,9 +464,10 @@ static int generate_ip(struct sample_profile *p, const struct pg_count *ips, siz
 				uint64_t end = sym->size ? sym->start + sym->size : UINT64_MAX;
 
 				last = sym;
-				f->head += entry_block_count(w.cs, w.in, b, sym->start, end, ips, nr);
+				f->head = sp_add(f->head, entry_block_count(w.cs, w.in, b, sym->start,
+									    end, ips, nr));
 			}
-			f->total += n;
+			f->total = sp_add(f->total, n);
 			if (n > body->count)
 				body->count = n;
 			st->samples += n;
@@ -1362,7 +1364,7 @@ static int lbr_profile(struct sample_profile *p, struct lbr *l, struct pg_genera
 			err = -ENOMEM;
 			break;
 		}
-		f->head += br->n;
+		f->head = sp_add(f->head, br->n);
 	}
 	vcounts_release(&dis);
 	if (err)

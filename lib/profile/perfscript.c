@@ -243,7 +243,10 @@ int perfscript_read(FILE *f, const char *name, struct machine *m, struct pg_coll
 
 		st->lines++;
 		if (len && line[len - 1] == '\n')
-			line[len - 1] = 0;
+			line[--len] = 0;
+		/* a file that went through Windows (or was written with CRLF): the same text */
+		if (len && line[len - 1] == '\r')
+			line[--len] = 0;
 		if (!*p || *p == '#')
 			continue;
 		if (strstr(p, "PERF_RECORD_MMAP2 "))

@@ -189,7 +189,7 @@ int sp_func_add_target(struct sample_profile *p, struct sp_func *f, struct sp_lo
 		if (!t || !(t->name = intern(p, target)) || hashmap_put(&b->targets, h, t))
 			return -ENOMEM;
 	}
-	t->count += count;
+	t->count = sp_add(t->count, count);
 	return 0;
 }
 
@@ -202,7 +202,7 @@ void sp_func_body_covers_calls(struct sp_func *f)
 		uint64_t sum = 0;
 
 		for (size_t k = 0; (t = hashmap_next(&b->targets, &k));)
-			sum += t->count;
+			sum = sp_add(sum, t->count);
 		if (sum > b->count)
 			b->count = sum;
 	}

@@ -47,6 +47,22 @@ struct sp_callsite {
 	struct hashmap callees;		/* struct sp_func, by name */
 };
 
+/*
+ * A count added to a profile's, or UINT64_MAX where the sum would wrap:
+ * LLVM's SaturatingAdd, which its FunctionSamples use for totals, heads,
+ * lines and call targets (a wrapped total reads as a function never run).
+ */
+static inline uint64_t sp_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* a * b, saturated the same way (SaturatingMultiply: a line's count times its duplication) */
+static inline uint64_t sp_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
 struct sp_func {
 	const char *name;		/* interned in the profile */
 	uint64_t total, head;

@@ -204,21 +204,42 @@ int binary_open(const char *path, const char *debug_path, struct binary **out)
 		binary_free(b);
 		return err;
 	}
-	if (buildid_read(path, b->build_id, sizeof(b->build_id), &b->build_id_size))
+	/*
+	 * What the file lacks (a build-id, DWARF) is no error; what could not
+	 * be read (too many open files, no memory) is, or the profile would be
+	 * made without it and be wrong without a word
+	 */
+	err = buildid_read(path, b->build_id, sizeof(b->build_id), &b->build_id_size);
+	if (err == -ENOENT)
 		b->build_id_size = 0;
+	if (err && err != -ENOENT)
+		goto fail;
 	b->symtab = symtab_from_elf(path);
+	if (!b->symtab) {
+		err = -errno;
+		goto fail;
+	}
 	if (debug_path) {
 		b->dwarf = dwarf_info_open(path, debug_path);
 		if (!b->dwarf) {
 			err = -errno;
-			binary_free(b);
-			return err;
+			goto fail;
 		}
 		b->debug_file = strdup(debug_path);
 	} else {
+		/* no DWARF (ENOENT), a debug file that is not ELF (EINVAL): none */
 		b->dwarf = dwarf_info_open(path, NULL);
-		if (!b->dwarf && (b->debug_file = find_debug_file(b)))
+		if (!b->dwarf && errno != ENOENT && errno != EINVAL) {
+			err = -errno;
+			goto fail;
+		}
+		if (!b->dwarf && (b->debug_file = find_debug_file(b))) {
 			b->dwarf = dwarf_info_open(path, b->debug_file);
+			if (!b->dwarf && errno != ENOENT && errno != EINVAL) {
+				err = -errno;
+				goto fail;
+			}
+		}
 		if (!b->dwarf) {
 			free(b->debug_file);
 			b->debug_file = NULL;
@@ -238,6 +259,9 @@ int binary_open(const char *path, const char *debug_path, struct binary **out)
 	sbx_error_clear();
 	*out = b;
 	return 0;
+fail:
+	binary_free(b);
+	return err;
 }
 
 void binary_free(struct binary *b)
