@@ -9,6 +9,7 @@
 #include <math.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1268,6 +1269,13 @@ static int run_main(int argc, char **argv)
 		if ((int)strlen(inputs[i].name) > c.name_width)
 			c.name_width = (int)strlen(inputs[i].name);
 	/* what a snippet (--allow-syscalls) or an assembler leaves behind is ended after it */
+	/*
+	 * a snippet with system calls sees sbx's processes in /proc, and, as the
+	 * same user, could ptrace them or write their memory: undumpable, they
+	 * need a capability for that (the watchdog, forked now, inherits it)
+	 */
+	if (c.mo.allow_syscalls)
+		prctl(PR_SET_DUMPABLE, 0);
 	err = contain_start(&limits);
 	if (err) {
 		error_lib(err, "cannot contain the snippets' processes");

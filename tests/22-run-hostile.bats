@@ -164,3 +164,27 @@ escape_and_kill() {
 	run -0 bash -c 'compgen -G "$TMPDIR/sbx-run-*" | sort'
 	assert_output "$(printf '%s\n' "$TMPDIR/sbx-run-held00" "$TMPDIR/sbx-run-link00" "$TMPDIR/sbx-run-young0")"
 }
+
+@test "where no PID namespace can be made, --allow-syscalls says the snippets can reach sbx's processes" {
+	# a kernel that refuses new namespaces, as a container may
+	local nons=$BUILD/tests/tools/no-namespaces
+	run -0 --separate-stderr "$nons" "$SBX" run --allow-syscalls "$SN/add-chain.s"
+	assert_equal "$stderr" "sbx run: warning: --allow-syscalls: no $([ "$(id -u)" -eq 0 ] || echo 'user namespace for a ')PID namespace: Operation not permitted$([ "$(id -u)" -eq 0 ] || echo ' (see /proc/sys/user/max_user_namespaces)'); the snippets can see and signal sbx's processes (a SIGSTOP to sbx holds its --timeout)"
+	assert_line --regexp 'add-chain\.s +latency'
+	# under seccomp they can signal nothing: no warning
+	run -0 --separate-stderr "$nons" "$SBX" run "$SN/add-chain.s"
+	assert_equal "$stderr" ""
+	[ "$(id -u)" -eq 0 ] || return 0
+	plain_user_dir "$SN/add-chain.s"
+	run -0 --separate-stderr "${PLAIN_USER[@]}" "$nons" "$SBX" run --allow-syscalls "$PLAIN/add-chain.s"
+	assert_equal "$stderr" "sbx run: warning: --allow-syscalls: no user namespace for a PID namespace: Operation not permitted (see /proc/sys/user/max_user_namespaces); the snippets can see and signal sbx's processes (a SIGSTOP to sbx holds its --timeout)"
+}
+
+@test "a snippet with system calls cannot open sbx run's memory (as a plain user; root's may do anything root may)" {
+	[ "$(id -u)" -eq 0 ] || skip "running as another user needs root"
+	snippet_from_c reach-parent
+	plain_user_dir "$BATS_TEST_TMPDIR/reach-parent.s"
+	# it exits 3 when it opened /proc/PID/mem of a process named as it is (sbx run)
+	run -0 --separate-stderr "${PLAIN_USER[@]}" "$SBX" run --allow-syscalls "$PLAIN/reach-parent.s"
+	assert_line --regexp 'exit\(0\) .* the snippet exited with code 0 before it was measured'
+}
