@@ -161,25 +161,38 @@ doc_value() {
 	open('long.yaml', 'w').write(head + '[ADD]\ninfo: ' + 'y' * 20000000 + tail)
 	# 200,000 levels of flow nesting (libyaml's scanner is quadratic in them)
 	open('deep.yaml', 'w').write(head + '[' * 200000 + ']' * 200000 + tail)
+	# 200,000 anchors and 400,000 aliases of them (found by name, not by a scan)
+	n = 200000
+	open('anchors.yaml', 'w').write(head + '[' + ', '.join('&a%d x' % i for i in range(n)) + ', '
+	    + ', '.join('*a%d' % (i % n) for i in range(2 * n)) + ']' + tail)
+	# 2 million one-letter items: more nodes than a document may have
+	open('nodes.yaml', 'w').write(head + '[' + ','.join(['x'] * 2000000) + ']' + tail)
 	EOF
 	# a document's own error: the next one is measured
 	{ cat alias.yaml; echo "$good"; } > a.yaml
 	run -1 --separate-stderr timeout 60 "$SBX" run --format json a.yaml
-	assert_equal "$stderr" "sbx run: error: a.yaml:2: key: its aliases expand the document past 16 MiB"
+	drop_drift_warnings
+	assert_equal "${stderr_lines[*]}" "sbx run: error: a.yaml:2: key: its aliases expand the document past 16 MiB"
 	assert_equal "${#lines[@]}" 1
 	assert_regex "${lines[0]}" '"value":'
 	{ cat code.yaml; echo "$good"; } > c.yaml
 	run -1 --separate-stderr timeout 60 "$SBX" run --format json c.yaml
-	assert_equal "$stderr" "sbx run: error: c.yaml:2: assembled_snippet: more than 4 MiB of code"
+	drop_drift_warnings
+	assert_equal "${stderr_lines[*]}" "sbx run: error: c.yaml:2: assembled_snippet: more than 4 MiB of code"
 	assert_equal "${#lines[@]}" 1
-	# too long or too deep to read on: the stream ends there, with what came before it measured
-	for f in long deep; do
+	run -0 --separate-stderr timeout 60 "$SBX" run --benchmark-phase prepare-and-assemble-snippet anchors.yaml
+	assert_line --regexp '^  instructions:'
+	# too long, too deep or too big to read on: the stream ends there, with what came before it measured
+	for f in long deep nodes; do
 		{ echo "$good"; cat $f.yaml; echo "$good"; } > s.yaml
 		run -1 --separate-stderr timeout 60 "$SBX" run --format json s.yaml
 		assert_equal "${#lines[@]}" 1
+		drop_drift_warnings
+		stderr=${stderr_lines[*]}
 		case $f in
 		long) assert_equal "$stderr" "sbx run: error: s.yaml: a document of more than 16 MiB (llvm-exegesis writes a few KiB)" ;;
 		deep) assert_equal "$stderr" "sbx run: error: s.yaml:21: nested more than 32 levels deep (llvm-exegesis writes 3)" ;;
+		nodes) assert_equal "$stderr" "sbx run: error: s.yaml:21: more than 1048576 nodes in one document (llvm-exegesis writes a few dozen)" ;;
 		esac
 	done
 }

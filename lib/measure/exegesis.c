@@ -10,6 +10,7 @@
 
 #include "util/bytes.h"
 #include "util/error.h"
+#include "util/hashmap.h"
 #include "util/escape.h"
 #include "measure/exegesis.h"
 
@@ -37,6 +38,9 @@ struct anchor {
 	struct ynode *node;
 };
 
+/* Nodes of one document at most (llvm-exegesis's have a few dozen; a sweep's key lists a few) */
+#define MAX_NODES (1u << 20)
+
 struct exegesis_reader {
 	yaml_parser_t parser;
 	char *name;
@@ -49,8 +53,7 @@ struct exegesis_reader {
 	/* the document being built */
 	struct ynode **nodes;
 	size_t nr_nodes, cap_nodes;
-	struct anchor *anchors;
-	size_t nr_anchors, cap_anchors;
+	struct hashmap anchors;		/* struct anchor, the latest of each name */
 	size_t expanded;	/* bytes the fields took, aliases expanded */
 };
 
@@ -110,9 +113,15 @@ static void forget_nodes(struct exegesis_reader *r)
 		free(r->nodes[i]);
 	}
 	r->nr_nodes = 0;
-	for (size_t i = 0; i < r->nr_anchors; i++)
-		free(r->anchors[i].name);
-	r->nr_anchors = 0;
+	{
+		struct anchor *a;
+
+		for (size_t i = 0; (a = hashmap_next(&r->anchors, &i));) {
+			free(a->name);
+			free(a);
+		}
+		hashmap_release(&r->anchors);
+	}
 	r->expanded = 0;
 }
 
@@ -122,7 +131,6 @@ void exegesis_reader_free(struct exegesis_reader *r)
 		return;
 	forget_nodes(r);
 	free(r->nodes);
-	free(r->anchors);
 	yaml_parser_delete(&r->parser);
 	free(r->name);
 	free(r);
@@ -168,6 +176,10 @@ static struct ynode *new_node(struct exegesis_reader *r, yaml_node_type_t type, 
 {
 	struct ynode *n;
 
+	if (r->nr_nodes == MAX_NODES) {
+		errno = E2BIG;
+		return NULL;
+	}
 	if (!grow((void **)&r->nodes, &r->cap_nodes, r->nr_nodes, sizeof(*r->nodes)) ||
 	    !(n = calloc(1, sizeof(*n))))
 		return NULL;
@@ -185,24 +197,54 @@ static bool add_kid(struct ynode *parent, struct ynode *kid)
 	return true;
 }
 
+static bool anchor_is(const void *entry, const void *name)
+{
+	return !strcmp(((const struct anchor *)entry)->name, name);
+}
+
+/* Name n by anchor name (NULL: none): YAML's alias names the latest anchor of a name. */
 static int set_anchor(struct exegesis_reader *r, const yaml_char_t *name, struct ynode *n)
 {
+	uint64_t h;
+	struct anchor *a, *old;
+
 	if (!name)
 		return 0;
-	if (!grow((void **)&r->anchors, &r->cap_anchors, r->nr_anchors, sizeof(*r->anchors)) ||
-	    !(r->anchors[r->nr_anchors].name = strdup((const char *)name)))
+	h = hash_str((const char *)name);
+	old = hashmap_remove(&r->anchors, h, anchor_is, name);
+	if (old) {
+		free(old->name);
+		free(old);
+	}
+	a = malloc(sizeof(*a));
+	if (!a || !(a->name = strdup((const char *)name))) {
+		free(a);
 		return -ENOMEM;
-	r->anchors[r->nr_anchors++].node = n;
+	}
+	a->node = n;
+	if (hashmap_put(&r->anchors, h, a)) {
+		free(a->name);
+		free(a);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
-/* The node an alias names: the latest anchor of that name (YAML's rule), or NULL. */
+/* The node an alias names, or NULL. */
 static struct ynode *find_anchor(struct exegesis_reader *r, const yaml_char_t *name)
 {
-	for (size_t i = r->nr_anchors; i-- > 0;)
-		if (!strcmp(r->anchors[i].name, (const char *)name))
-			return r->anchors[i].node;
-	return NULL;
+	struct anchor *a = hashmap_get(&r->anchors, hash_str((const char *)name), anchor_is, name);
+
+	return a ? a->node : NULL;
+}
+
+/* Why a node could not be made: -ENOMEM, or the node bound's message. */
+static int too_many(const struct exegesis_reader *r, int line)
+{
+	if (errno != E2BIG)
+		return -ENOMEM;
+	return sbx_error(-E2BIG, "%s:%d: more than %u nodes in one document (llvm-exegesis "
+			 "writes a few dozen)", r->name, line, MAX_NODES);
 }
 
 /* The line of the parser's problem, from 1. */
@@ -267,7 +309,7 @@ static int load_doc(struct exegesis_reader *r, struct ynode **root)
 		case YAML_SCALAR_EVENT:
 			n = new_node(r, YAML_SCALAR_NODE, line);
 			if (!n || !(n->value = malloc(ev.data.scalar.length + 1))) {
-				err = -ENOMEM;
+				err = too_many(r, line);
 				break;
 			}
 			memcpy(n->value, ev.data.scalar.value, ev.data.scalar.length);
@@ -286,7 +328,7 @@ static int load_doc(struct exegesis_reader *r, struct ynode **root)
 			n = new_node(r, ev.type == YAML_SEQUENCE_START_EVENT ? YAML_SEQUENCE_NODE
 									 : YAML_MAPPING_NODE, line);
 			if (!n) {
-				err = -ENOMEM;
+				err = too_many(r, line);
 				break;
 			}
 			err = set_anchor(r, ev.type == YAML_SEQUENCE_START_EVENT
@@ -464,7 +506,9 @@ static int take_doc(struct exegesis_reader *r, const struct ynode *root, struct 
 		if (!strcmp(name, "mode")) {
 			err = take_str(r, v, &d->mode);
 		} else if (!strcmp(name, "key") || !strcmp(name, "debug_string")) {
-			err = take_key(r, v, d);
+			/* the first: an alias repeated under many keys is not read again */
+			if (!have_key)
+				err = take_key(r, v, d);
 			have_key = true;
 		} else if (!strcmp(name, "cpu_name")) {
 			err = take_str(r, v, &d->cpu_name);
@@ -474,6 +518,13 @@ static int take_doc(struct exegesis_reader *r, const struct ynode *root, struct 
 			const char *s = scalar(v);
 			char *end;
 
+			/* read, so counted as a copy would be (an alias may name a long one often) */
+			r->expanded += s ? v->len : 0;
+			if (r->expanded > EXEGESIS_MAX_EXPANDED) {
+				err = -E2BIG;
+				*bad = name;
+				return err;
+			}
 			errno = 0;
 			d->min_instructions = s && isdigit((unsigned char)*s) ? strtoul(s, &end, 10) : 0;
 			/* sbx run's --min-instructions bound: more cannot be laid out */
