@@ -383,19 +383,27 @@ within() {	# $1 a, $2 b, $3 tol
 		assert_regex "$stderr" "jit-$pid.dump: $why; the jitted code of pid $pid stays unnamed"
 	done
 	# images: a link at jit-PID.so to a file of someone else's is not written through (jit-inject
-	# as root, in a folder its owner controls), nor is a FIFO there opened; the image takes the
-	# next free name and perf names the code
+	# as root, in a folder its owner controls): the image replaces the link; a FIFO there is
+	# replaced, never opened; a folder there makes it take the next name
 	rm -f "j/jit-$pid.dump"
 	cp real.dump "j/jit-$pid.dump"
 	echo precious > victim
-	ln -s "$PWD/victim" "j/jit-$pid.so"
-	mkfifo "j/jit-$pid-1.so"
-	run -0 --separate-stderr timeout 20 "$SBX" jit-inject -i j.data -o j.inj.data
-	assert_equal "$(cat victim)" precious
-	[ -L "j/jit-$pid.so" ] && [ -p "j/jit-$pid-1.so" ] && [ -f "j/jit-$pid-2.so" ]
-	perf_syms j.inj.data > rows
-	grep -q '^jit_alpha	' rows
-	grep -q '^jit_beta	' rows
+	for holder in link fifo folder; do
+		rm -rf "j/jit-$pid.so" "j/jit-$pid-1.so"
+		case $holder in
+		link) ln -s "$PWD/victim" "j/jit-$pid.so" ;;
+		fifo) mkfifo "j/jit-$pid.so" ;;
+		folder) mkdir "j/jit-$pid.so" ;;
+		esac
+		run -0 --separate-stderr timeout 20 "$SBX" jit-inject -i j.data -o j.inj.data
+		assert_equal "$(cat victim)" precious
+		image=j/jit-$pid.so
+		[ $holder != folder ] || image=j/jit-$pid-1.so
+		[ -f "$image" ] && [ ! -L "$image" ]
+		perf_syms j.inj.data > rows
+		grep -q '^jit_alpha	' rows
+		grep -q '^jit_beta	' rows
+	done
 }
 
 @test "--perf-map: a link or a FIFO at /tmp/perf-PID.map is never followed or waited on; the images go into a folder of their own" {

@@ -376,8 +376,8 @@ int jit_image_write(const char *path, struct jit_image_func *funcs, size_t nr, u
 			sec[i].addr = off;
 		off += sec[i].size;
 	}
-	/* in a folder of the JIT's user, or /tmp: a new file, never through a link */
-	err = output_open_new(path, 0644, &o);
+	/* in a folder of the JIT's user: the name is replaced, never written through */
+	err = output_open_name(path, 0644, &o);
 	if (err)
 		goto out;
 	if (st && fstat(output_fd(o), st)) {

@@ -50,13 +50,13 @@ struct jit_image_func {
 #define JIT_IMAGE_SYMBOLS_ONLY	1u
 
 /*
- * Write the image of nr functions to path, a new file (util/output's
- * output_open_new(): complete or not there, and never through whatever
- * else is at that name). Sets each funcs[i].offset (unless
- * JIT_IMAGE_SYMBOLS_ONLY) and build_id, and *st (may be NULL) to the new
- * file's stat. salt (salt_len bytes) goes into the build-id. Returns 0 or
- * a negative errno with a message: -EEXIST when the name is taken (pick
- * another).
+ * Write the image of nr functions to path, which it replaces as a name
+ * (util/output's output_open_name(): complete or not there, and never
+ * through a link or a FIFO that holds the name). Sets each funcs[i].offset
+ * (unless JIT_IMAGE_SYMBOLS_ONLY) and build_id, and *st (may be NULL) to
+ * the new file's stat. salt (salt_len bytes) goes into the build-id.
+ * Returns 0 or a negative errno with a message: -EISDIR when a folder
+ * holds the name (pick another).
  */
 int jit_image_write(const char *path, struct jit_image_func *funcs, size_t nr, unsigned flags,
 		    const void *salt, size_t salt_len, uint8_t build_id[JIT_IMAGE_BUILD_ID_SIZE],

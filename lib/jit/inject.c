@@ -433,10 +433,11 @@ static bool is_anon(const char *name)
 
 /*
  * Write an image of funcs[0..nr) into dir as PREFIX.so, else PREFIX-N.so:
- * the first name that neither this tracker used nor anything in dir holds
- * (a file, a link or a FIFO that someone put at that name is never
- * touched: output_open_new()). 0 with *path (owned) and *st; or a negative
- * errno with a message.
+ * the first name this tracker has not used that no folder holds. What else
+ * holds it (an image of an earlier run, or a link or a FIFO that someone put
+ * there) is replaced as a name, never followed or opened
+ * (output_open_name()). 0 with *path (owned) and *st; or a negative errno
+ * with a message.
  */
 static int write_image(struct jit_tracker *t, const char *dir, const char *prefix,
 		       struct jit_image_func *funcs, size_t nr, unsigned flags, const char *salt,
@@ -458,10 +459,10 @@ static int write_image(struct jit_tracker *t, const char *dir, const char *prefi
 			return 0;
 		}
 		free(p);
-		if (err != -EEXIST)
+		if (err != -EEXIST && err != -EISDIR)
 			return err;
 	}
-	return sbx_error(-EEXIST, "%s/%s.so: that name and %u others are taken", dir, prefix,
+	return sbx_error(-EEXIST, "%s/%s.so: that name and %u others are folders", dir, prefix,
 			 MAX_IMAGE_NAMES - 1);
 }
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -19,38 +20,53 @@ static const char *file_kind(mode_t m)
 int input_open(const char *path, unsigned flags, uint64_t max_size, struct stat *st)
 {
 	struct stat s;
-	int fd, err;
+	char proc[64];
+	int pfd, fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
-		  (flags & INPUT_NOFOLLOW ? O_NOFOLLOW : 0));
-	if (fd < 0 && errno == ELOOP && (flags & INPUT_NOFOLLOW))
-		return sbx_error(-ELOOP, "%s: a symbolic link, not followed", path);
-	if (fd < 0)
+	/*
+	 * Looked at first without being opened (O_PATH): opening a device can
+	 * do something (a tape rewinds, a watchdog arms) and a FIFO blocks;
+	 * only a regular file is then opened, through the descriptor, so the
+	 * file read is the one looked at
+	 */
+	pfd = open(path, O_PATH | O_CLOEXEC | (flags & INPUT_NOFOLLOW ? O_NOFOLLOW : 0));
+	if (pfd < 0)
 		return sbx_error_errno(-errno, "%s", path);
-	if (fstat(fd, &s) < 0) {
+	if (fstat(pfd, &s) < 0) {
 		err = sbx_error_errno(-errno, "%s", path);
-		goto fail;
+		close(pfd);
+		return err;
+	}
+	if (S_ISLNK(s.st_mode)) {
+		close(pfd);
+		return sbx_error(-ELOOP, "%s: a symbolic link, not followed", path);
 	}
 	if (!S_ISREG(s.st_mode)) {
-		err = sbx_error(-EINVAL, "%s: not a regular file (%s)", path, file_kind(s.st_mode));
-		goto fail;
+		close(pfd);
+		return sbx_error(-EINVAL, "%s: not a regular file (%s)", path, file_kind(s.st_mode));
 	}
 	if (max_size && (uint64_t)s.st_size > max_size) {
-		err = sbx_error(-EFBIG, "%s: %" PRIu64 " bytes, more than the %" PRIu64 " that sbx "
-				"reads", path, (uint64_t)s.st_size, max_size);
-		goto fail;
+		close(pfd);
+		return sbx_error(-EFBIG, "%s: %" PRIu64 " bytes, more than the %" PRIu64 " that sbx "
+				 "reads", path, (uint64_t)s.st_size, max_size);
 	}
-	/* a regular file: reads block as they should */
-	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
-		err = sbx_error_errno(-errno, "%s", path);
-		goto fail;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", pfd);
+	fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 && errno == ENOENT)	/* no /proc: by name, not blocking, checked again */
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+			  (flags & INPUT_NOFOLLOW ? O_NOFOLLOW : 0));
+	err = fd < 0 ? -errno : 0;
+	close(pfd);
+	if (err)
+		return sbx_error_errno(err, "%s", path);
+	if (fstat(fd, &s) < 0 || !S_ISREG(s.st_mode) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		close(fd);
+		return sbx_error(-EINVAL, "%s: not a regular file", path);
 	}
 	if (st)
 		*st = s;
 	return fd;
-fail:
-	close(fd);
-	return err;
 }
 
 int input_read(const char *path, unsigned flags, uint64_t max_size, uint8_t **buf, size_t *len)

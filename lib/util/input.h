@@ -5,10 +5,11 @@
 /*
  * Opening files that sbx reads but others made, which may sit in folders
  * others can write (/tmp/perf-PID.map, a JIT's jitdump, a DSO a recording
- * names): never blocking on a FIFO or a device (O_NONBLOCK until the file
- * is known to be regular), only regular files, bounded in size, and, with
- * INPUT_NOFOLLOW, never through a symbolic link (systemd's and git's
- * habit for files in shared folders).
+ * names): a FIFO or a device is never opened (the name is looked at with
+ * O_PATH first, and only a regular file is then opened, through that
+ * descriptor), files are bounded in size, and, with INPUT_NOFOLLOW, never
+ * read through a symbolic link (systemd's and git's habit for files in
+ * shared folders).
  */
 
 #include <stddef.h>

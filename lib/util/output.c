@@ -28,7 +28,6 @@ struct output {
 	mode_t mode;
 	FILE *stream;
 	int write_errno;	/* the stream's first failed write(2), for the message */
-	bool exclusive;		/* output_open_new(): never replace what is at the name */
 	char **keep_old;	/* output_keep_old(): where to say the .old file is */
 	char *old_link;		/* at commit: the file replaced, linked under a temporary name */
 };
@@ -191,7 +190,7 @@ int output_open(const char *path, mode_t mode, struct output **out)
 	return 0;
 }
 
-int output_open_new(const char *path, mode_t mode, struct output **out)
+int output_open_name(const char *path, mode_t mode, struct output **out)
 {
 	struct output *o;
 	struct stat st;
@@ -200,9 +199,9 @@ int output_open_new(const char *path, mode_t mode, struct output **out)
 	*out = NULL;
 	if (!path || !*path)
 		return sbx_error(-EINVAL, "an empty file name");
-	/* taken (by anything, a dangling link too): the caller picks another name */
-	if (!lstat(path, &st))
-		return sbx_error(-EEXIST, "'%s' exists", path);
+	/* a folder cannot be renamed over; anything else there is only a name to replace */
+	if (!lstat(path, &st) && S_ISDIR(st.st_mode))
+		return sbx_error(-EISDIR, "'%s' is a folder", path);
 	o = calloc(1, sizeof(*o));
 	if (!o || !(o->path = strdup(path)) || !(o->target = strdup(path)) ||
 	    split_path(o->target, &o->dir, &o->base)) {
@@ -212,7 +211,6 @@ int output_open_new(const char *path, mode_t mode, struct output **out)
 	}
 	o->fd = -1;
 	o->mode = mode;
-	o->exclusive = true;
 	if (!*o->base) {
 		output_free(o);
 		return sbx_error(-EISDIR, "'%s' names a folder", path);
@@ -337,8 +335,6 @@ static int name_unnamed(struct output *o, char **name, bool *in_place)
 	}
 	if (errno != EEXIST)
 		return sbx_error_errno(-errno, "cannot create '%s'", o->path);
-	if (o->exclusive)
-		return sbx_error(-EEXIST, "'%s' exists", o->path);
 	for (int tries = 0; tries < 100; tries++) {
 		if (asprintf(name, "%s/.%s" TMP_TAG "%d-%d", o->dir, o->base, (int)getpid(),
 			     tries) < 0)
@@ -426,13 +422,7 @@ int output_commit(struct output *o)
 	if (!o->direct) {
 		const char *from = o->tmp ? o->tmp : name;
 
-		/* a new file: a hard link, which takes a free name only */
-		if (!err && from && o->exclusive && link(from, o->target))
-			err = errno == EEXIST ? sbx_error(-EEXIST, "'%s' exists", o->path)
-					      : sbx_error_errno(-errno, "cannot create '%s'", o->path);
-		else if (!err && from && o->exclusive)
-			unlink(from);
-		else if (!err && from && rename(from, o->target))
+		if (!err && from && rename(from, o->target))
 			err = sbx_error_errno(-errno, "cannot rename '%s' to '%s'", from, o->path);
 		if (err && from)
 			unlink(from);

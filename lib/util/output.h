@@ -47,13 +47,13 @@ struct output;
 int output_open(const char *path, mode_t mode, struct output **out);
 
 /*
- * Like output_open(), for a new file in a folder others may write (a JIT's
- * folder, /tmp): whatever is at path, a symbolic link, a FIFO or a file,
- * is never followed, opened or replaced. Returns -EEXIST (with a message)
- * when the name is taken; output_commit() too, when it was taken since,
- * so that the caller can try another name. Never a stream.
+ * Like output_open(), for a file in a folder others may write (a JIT's
+ * folder): whatever holds the name, a symbolic link, a FIFO or a file, is
+ * never followed or opened; at output_commit() the new file takes the name
+ * (rename(2) replaces the entry, so a link there is replaced, not the file
+ * it names). -EISDIR when a folder holds the name. Never a stream.
  */
-int output_open_new(const char *path, mode_t mode, struct output **out);
+int output_open_name(const char *path, mode_t mode, struct output **out);
 
 /* The descriptor to write to (1 for "-"). */
 int output_fd(const struct output *o);

@@ -142,47 +142,49 @@ static void files_both_ways(void)
 }
 
 /*
- * output_open_new(): a new file only. Whatever holds the name (a link to a
- * file that is not ours, a dangling link, a FIFO, a file) is left as it is,
- * at open and at commit.
+ * output_open_name(): the name is replaced, whatever holds it (a link to a
+ * file that is not ours, a dangling link, a FIFO, a file), and nothing is
+ * followed or opened: the file a link named keeps its contents.
  */
-static void new_files_both_ways(void)
+static void names_both_ways(void)
 {
 	char path[PATH_MAX + 16], victim[PATH_MAX + 16], name[PATH_MAX + 16];
 	struct output *o;
 	struct stat st;
+	const char *holders[] = { "link", "dangling", "fifo", "file" };
 
 	make_dir();
 	snprintf(victim, sizeof(victim), "%s/victim", dir);
 	put(victim, "precious");
-	/* a free name */
-	snprintf(path, sizeof(path), "%s/new", dir);
-	CHECK_EQ_INT(output_open_new(path, 0644, &o), 0);
-	fputs("one", output_stream(o));
-	CHECK_EQ_INT(output_commit(o), 0);
-	CHECK_EQ_STR(contents(path), "one");
-	CHECK(!stat(path, &st) && (st.st_mode & 0777) == 0644);
-	/* taken: by that file, a link to another, a dangling link, a FIFO */
-	CHECK_EQ_INT(output_open_new(path, 0644, &o), -EEXIST);
-	snprintf(name, sizeof(name), "%s/link", dir);
-	CHECK_EQ_INT(symlink("victim", name), 0);
-	CHECK_EQ_INT(output_open_new(name, 0644, &o), -EEXIST);
-	snprintf(name, sizeof(name), "%s/dangling", dir);
-	CHECK_EQ_INT(symlink("nowhere", name), 0);
-	CHECK_EQ_INT(output_open_new(name, 0644, &o), -EEXIST);
-	snprintf(name, sizeof(name), "%s/fifo", dir);
-	CHECK_EQ_INT(mkfifo(name, 0600), 0);
-	CHECK_EQ_INT(output_open_new(name, 0644, &o), -EEXIST);
-	/* taken while it was written: the commit fails and leaves the taker's file */
+	for (size_t i = 0; i < sizeof(holders) / sizeof(holders[0]); i++) {
+		snprintf(name, sizeof(name), "%s/%s", dir, holders[i]);
+		switch (i) {
+		case 0: CHECK_EQ_INT(symlink("victim", name), 0); break;
+		case 1: CHECK_EQ_INT(symlink("nowhere", name), 0); break;
+		case 2: CHECK_EQ_INT(mkfifo(name, 0600), 0); break;
+		default: put(name, "old"); break;
+		}
+		CHECK_EQ_INT(output_open_name(name, 0644, &o), 0);
+		fputs("new", output_stream(o));
+		CHECK_EQ_INT(output_commit(o), 0);
+		CHECK(!lstat(name, &st) && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0644);
+		CHECK_EQ_STR(contents(name), "new");
+	}
+	CHECK_EQ_STR(contents(victim), "precious");
+	/* a link put there while it was written is replaced too, its file untouched */
 	snprintf(name, sizeof(name), "%s/late", dir);
-	CHECK_EQ_INT(output_open_new(name, 0644, &o), 0);
+	CHECK_EQ_INT(output_open_name(name, 0644, &o), 0);
 	fputs("mine", output_stream(o));
 	CHECK_EQ_INT(symlink("victim", name), 0);
-	CHECK_EQ_INT(output_commit(o), -EEXIST);
-	CHECK(!lstat(name, &st) && S_ISLNK(st.st_mode));
+	CHECK_EQ_INT(output_commit(o), 0);
+	CHECK_EQ_STR(contents(name), "mine");
 	CHECK_EQ_STR(contents(victim), "precious");
-	CHECK_EQ_STR(contents(path), "one");
-	CHECK_EQ_STR(listing(), "dangling fifo late link new victim");
+	/* a folder cannot be replaced */
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	CHECK_EQ_INT(mkdir(path, 0700), 0);
+	CHECK_EQ_INT(output_open_name(path, 0644, &o), -EISDIR);
+	rmdir(path);
+	CHECK_EQ_STR(listing(), "dangling fifo file late link victim");
 	remove_dir();
 }
 
@@ -190,14 +192,14 @@ static void test_unnamed(void)
 {
 	unsetenv("SBX_OUTPUT_NAMED");
 	files_both_ways();
-	new_files_both_ways();
+	names_both_ways();
 }
 
 static void test_named(void)
 {
 	setenv("SBX_OUTPUT_NAMED", "1", 1);
 	files_both_ways();
-	new_files_both_ways();
+	names_both_ways();
 	unsetenv("SBX_OUTPUT_NAMED");
 }
 
