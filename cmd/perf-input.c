@@ -129,7 +129,7 @@ static void dump_sample_owner(struct perf_input *in, const struct perf_sample *s
 	if (s->cpumode == PERF_RECORD_MISC_USER || s->cpumode == PERF_RECORD_MISC_KERNEL) {
 		struct map *map = machine_find_map(in->machine, s->pid, s->cpumode, s->ip, NULL);
 
-		dso = map ? map->dso->path : "<not found>";
+		dso = map ? map->dso->shown_path : "<not found>";
 	}
 	printf(" ...... dso: %s\n", dso);
 }

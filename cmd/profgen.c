@@ -515,9 +515,9 @@ static int choose_binary(struct profgen *g)
 	}
 	for (size_t i = 0; i < g->nr_no_file; i++)
 		fprintf(stderr, "sbx profgen: %s (%" PRIu64 " samples) is passed over: its file is "
-			"not here (give it with --binary)\n", g->no_file[i]->dso->path,
+			"not here (give it with --binary)\n", g->no_file[i]->dso->shown_path,
 			g->no_file[i]->samples);
-	fprintf(stderr, "sbx profgen: profiling %s ", g->targets[0].dsos[0]->dso->path);
+	fprintf(stderr, "sbx profgen: profiling %s ", g->targets[0].dsos[0]->dso->shown_path);
 	if (strcmp(g->targets[0].dsos[0]->dso->path, g->targets[0].b->path))
 		fprintf(stderr, "(read from %s) ", g->targets[0].b->path);
 	fprintf(stderr, "(%" PRIu64 " samples)", g->targets[0].dsos[0]->samples);
@@ -529,7 +529,7 @@ static int choose_binary(struct profgen *g)
 		if (said || passed_over(g, all[i]))
 			continue;
 		fprintf(stderr, "%s %s (%" PRIu64 ")", shown ? "," : "; other DSOs:",
-			base_name(all[i]->dso->path), all[i]->samples);
+			base_name(all[i]->dso->shown_path), all[i]->samples);
 		shown++;
 	}
 	fprintf(stderr, "; --binary chooses another\n");
@@ -565,7 +565,7 @@ static void count_left_out(struct profgen *g)
 			g->dropped[no_file ? PG_NO_FILE : PG_NOT_BINARY] += dsos[j]->samples;
 			if (g->detailed)
 				fprintf(stderr, "sbx profgen: %s: %" PRIu64 " samples left out (%s)\n",
-					dsos[j]->dso->path, dsos[j]->samples,
+					dsos[j]->dso->shown_path, dsos[j]->samples,
 					pg_reason_name(no_file ? PG_NO_FILE : PG_NOT_BINARY));
 		}
 	}
@@ -903,7 +903,7 @@ int cmd_profgen(int argc, char **argv)
 
 				for (size_t j = 0; j < n; j++)
 					fprintf(stderr, "sbx profgen: %s: %s: %" PRIu64
-						" samples\n", g.in[k].path, dsos[j]->dso->path,
+						" samples\n", g.in[k].path, dsos[j]->dso->shown_path,
 						dsos[j]->samples);
 			}
 		goto out;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "profile/collect.h"
+#include "profile/sampleprof.h"
 #include "symbol/dso.h"
 #include "util/error.h"
 #include "util/sort.h"
@@ -207,7 +208,7 @@ static int count_call(struct pg_collector *c, struct pg_dso *d, uint64_t ret, co
 			return -ENOMEM;
 		*e = key;
 	}
-	e->n += c->weight;
+	e->n = sp_add(e->n, c->weight);
 	return 0;
 }
 
@@ -248,7 +249,7 @@ static int count_stack(struct pg_collector *c, struct pg_dso *d, const uint64_t 
 		e->nr = nr;
 		memcpy(e->ends, ends, 2 * nr * sizeof(*ends));
 	}
-	e->n += c->weight;
+	e->n = sp_add(e->n, c->weight);
 	return 0;
 }
 
@@ -392,7 +393,7 @@ static int stage_branches(struct pg_collector *c, uint32_t pid,
 	h = hash_bytes(key.p.pairs, 2 * nr * sizeof(*key.p.pairs)) ^ hash_u64(pid);
 	e = hashmap_get(&c->pending, h, pending_is, &key.p);
 	if (e) {
-		e->n += c->weight;
+		e->n = sp_add(e->n, c->weight);
 		return 0;
 	}
 	size = sizeof(*e) + 2 * nr * sizeof(*e->pairs);
@@ -531,7 +532,7 @@ static int add_ip_weighted(struct pg_dso *d, uint64_t off, uint64_t weight)
 			hi = mid;
 	}
 	if (lo < d->nr_ips && d->ips[lo].a == off) {
-		d->ips[lo].n += weight;
+		d->ips[lo].n = sp_add(d->ips[lo].n, weight);
 		return 0;
 	}
 	v = realloc(d->ips, (d->nr_ips + 1) * sizeof(*v));
@@ -558,24 +559,24 @@ int pg_collect_weighted(struct pg_collector *c, const struct perf_sample *s, uin
 	int err = 0;
 
 	c->weight = weight;
-	c->samples += weight;
+	c->samples = sp_add(c->samples, weight);
 	if (!pid_wanted(c, s->pid)) {
-		c->dropped[PG_FILTERED] += weight;
+		c->dropped[PG_FILTERED] = sp_add(c->dropped[PG_FILTERED], weight);
 		return 0;
 	}
 	m = machine_find_map(c->machine, s->pid, s->cpumode, s->ip, &kernel);
 	if (kernel) {
-		c->dropped[PG_KERNEL] += weight;
+		c->dropped[PG_KERNEL] = sp_add(c->dropped[PG_KERNEL], weight);
 	} else if (!m) {
-		c->dropped[PG_NO_MAP] += weight;
+		c->dropped[PG_NO_MAP] = sp_add(c->dropped[PG_NO_MAP], weight);
 	} else {
 		d = dso_counts(c, m->dso);
 		if (!d)
 			return -ENOMEM;
 		off = s->ip - m->start + m->pgoff;
-		d->samples += weight;
+		d->samples = sp_add(d->samples, weight);
 		if (s->branch_nr)
-			d->lbr_samples += weight;
+			d->lbr_samples = sp_add(d->lbr_samples, weight);
 		if (weight != 1) {
 			if (add_ip_weighted(d, off, weight))
 				return sbx_error(-ENOMEM, "out of memory");

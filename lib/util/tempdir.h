@@ -6,12 +6,13 @@
  * Private temporary folders ($TMPDIR/PREFIX-XXXXXX, else in /tmp) that do
  * not pile up: one is removed by tempdir_remove(), and one whose process
  * ended without that (SIGKILL, a signal's default action) is removed by the
- * next tempdir_make() of that prefix, by any sbx of the same user. A folder
+ * first tempdir_make() of that prefix in a later sbx of the same user. A folder
  * is known to be in use by an flock(2) its process holds on it while it
  * lives (also across PID namespaces); the sweep takes only folders that no
  * one holds and that have not changed for TEMPDIR_GRACE seconds (a folder
  * just made and not locked yet stays), and removes only what is directly
- * in them, never through a link.
+ * in them, never through a link. Where the file system takes no flock, a
+ * folder works unheld.
  */
 
 #include <limits.h>
