@@ -25,6 +25,7 @@
 #include "profile/perfscript.h"
 #include "profile/sampleprof.h"
 #include "symbol/binary.h"
+#include "util/array.h"
 #include "util/error.h"
 #include "util/heap.h"
 #include "util/output.h"
@@ -100,7 +101,7 @@ struct target {
 	struct binary *b;
 	const char *given;		/* --binary, or NULL when chosen */
 	struct pg_dso **dsos;
-	size_t nr;
+	size_t nr, cap;
 	bool by_name;			/* matched by name: no build-id to compare */
 };
 
@@ -310,11 +311,8 @@ static bool same_build_id(const struct dso *d, const struct binary *b)
 
 static int add_dso(struct target *t, struct pg_dso *d)
 {
-	struct pg_dso **v = realloc(t->dsos, (t->nr + 1) * sizeof(*v));
-
-	if (!v)
+	if (array_reserve(&t->dsos, &t->cap, t->nr + 1, sizeof(*t->dsos)))
 		return -ENOMEM;
-	t->dsos = v;
 	t->dsos[t->nr++] = d;
 	return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "jit/image.h"
 #include "symbol/buildid.h"
+#include "util/array.h"
 #include "util/bytes.h"
 #include "util/error.h"
 #include "util/hashmap.h"
@@ -70,7 +71,7 @@ static void info(struct bytes *b, const struct jit_image_func *f, size_t nr, uin
 /* The file table of a line program: names in order, and by name (many dumps name thousands). */
 struct file_table {
 	const char **names;
-	size_t nr;
+	size_t nr, cap;
 	struct hashmap by_name;		/* struct file_entry */
 };
 
@@ -89,7 +90,6 @@ static uint64_t file_index(struct file_table *t, const char *file)
 {
 	uint64_t h;
 	struct file_entry *e;
-	const char **n;
 
 	/* the same file as the line before, mostly the same pointer */
 	if (t->nr && (t->names[t->nr - 1] == file || !strcmp(t->names[t->nr - 1], file)))
@@ -98,10 +98,8 @@ static uint64_t file_index(struct file_table *t, const char *file)
 	e = hashmap_get(&t->by_name, h, file_is, file);
 	if (e)
 		return e->index;
-	n = realloc(t->names, (t->nr + 1) * sizeof(*n));
-	if (!n)
+	if (array_reserve(&t->names, &t->cap, t->nr + 1, sizeof(*t->names)))
 		return 0;
-	t->names = n;
 	e = malloc(sizeof(*e));
 	if (!e)
 		return 0;
@@ -110,7 +108,7 @@ static uint64_t file_index(struct file_table *t, const char *file)
 		free(e);
 		return 0;
 	}
-	n[t->nr++] = file;
+	t->names[t->nr++] = file;
 	return t->nr;
 }
 
@@ -127,7 +125,7 @@ static void file_table_release(struct file_table *t)
 static int line_program(struct bytes *b, const struct jit_image_func *funcs, size_t nr)
 {
 	static const uint8_t std_lengths[12] = { 0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1 };
-	struct file_table files = { NULL, 0, HASHMAP_INIT };
+	struct file_table files = { NULL, 0, 0, HASHMAP_INIT };
 	size_t hdr_len_at;
 	struct bytes prog = { 0 };
 

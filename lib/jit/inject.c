@@ -18,7 +18,9 @@
 #include "perf/records.h"
 #include "perf/session.h"
 #include "symbol/symtab.h"
+#include "util/array.h"
 #include "util/error.h"
+#include "util/hashmap.h"
 #include "util/tempdir.h"
 
 #define NSEC_PER_SEC 1000000000ull
@@ -41,8 +43,7 @@ struct pending {
 /* A process with a jitdump: its anonymous exec maps are dropped from then on. */
 struct jit_pid {
 	uint32_t pid;
-	char **dumps;		/* the dump paths handled */
-	size_t nr_dumps;
+	struct hashmap dumps;	/* the dump paths handled (char *, owned) */
 	bool has_dump;		/* one of them was read */
 };
 
@@ -60,12 +61,11 @@ struct jit_tracker {
 	struct pending *pend;
 	size_t nr_pend, head, cap_pend;
 	uint64_t seq;
-	struct jit_pid *pids;
-	size_t nr_pids;
-	struct perf_map *maps;
-	size_t nr_maps;
+	struct hashmap pids;		/* struct jit_pid, by pid (a recording's thousands) */
+	struct hashmap maps;		/* struct perf_map, by pid */
 	struct jit_image_info *images;
-	size_t nr_images;
+	size_t nr_images, cap_images;
+	struct hashmap image_paths;	/* the images' paths (char *, the images') */
 	struct jit_stats st;
 	struct perf_rec_time_conv tc;
 	bool have_tc;
@@ -112,26 +112,39 @@ struct jit_tracker *jit_tracker_new(const struct jit_tracker_opts *opts)
 	return t;
 }
 
+static void jit_pid_free(struct jit_pid *p)
+{
+	char *path;
+
+	for (size_t i = 0; (path = hashmap_next(&p->dumps, &i));)
+		free(path);
+	hashmap_release(&p->dumps);
+	free(p);
+}
+
 void jit_tracker_free(struct jit_tracker *t)
 {
+	struct jit_pid *p;
+	struct perf_map *m;
+
 	if (!t)
 		return;
 	for (size_t i = t->head; i < t->nr_pend; i++)
 		free(t->pend[i].rec);
 	free(t->pend);
-	for (size_t i = 0; i < t->nr_pids; i++) {
-		for (size_t k = 0; k < t->pids[i].nr_dumps; k++)
-			free(t->pids[i].dumps[k]);
-		free(t->pids[i].dumps);
+	for (size_t i = 0; (p = hashmap_next(&t->pids, &i));)
+		jit_pid_free(p);
+	hashmap_release(&t->pids);
+	for (size_t i = 0; (m = hashmap_next(&t->maps, &i));) {
+		symtab_free(m->syms);
+		free(m);
 	}
-	free(t->pids);
-	for (size_t i = 0; i < t->nr_maps; i++)
-		symtab_free(t->maps[i].syms);
-	free(t->maps);
+	hashmap_release(&t->maps);
 	jit_tracker_remove_images(t);
 	for (size_t i = 0; i < t->nr_images; i++)
 		free(t->images[i].path);
 	free(t->images);
+	hashmap_release(&t->image_paths);
 	free(t->image_dir);
 	free(t);
 }
@@ -393,12 +406,20 @@ static struct clock_choice choose_clock(struct jit_tracker *t, const struct jitd
 
 /* --------------------------------------------------------------- jitdumps */
 
+static bool pid_is(const void *entry, const void *key)
+{
+	/* struct jit_pid and struct perf_map both begin with their pid */
+	return *(const uint32_t *)entry == *(const uint32_t *)key;
+}
+
+static bool path_is(const void *entry, const void *key)
+{
+	return !strcmp(entry, key);
+}
+
 static struct jit_pid *jit_pid_find(struct jit_tracker *t, uint32_t pid)
 {
-	for (size_t i = 0; i < t->nr_pids; i++)
-		if (t->pids[i].pid == pid)
-			return &t->pids[i];
-	return NULL;
+	return hashmap_get(&t->pids, hash_u64(pid), pid_is, &pid);
 }
 
 static struct jit_pid *jit_pid_get(struct jit_tracker *t, uint32_t pid)
@@ -407,13 +428,14 @@ static struct jit_pid *jit_pid_get(struct jit_tracker *t, uint32_t pid)
 
 	if (p)
 		return p;
-	p = realloc(t->pids, (t->nr_pids + 1) * sizeof(*p));
+	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	t->pids = p;
-	p = &t->pids[t->nr_pids++];
-	memset(p, 0, sizeof(*p));
 	p->pid = pid;
+	if (hashmap_put(&t->pids, hash_u64(pid), p)) {
+		free(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -451,8 +473,7 @@ static int write_image(struct jit_tracker *t, const char *dir, const char *prefi
 		if ((n ? asprintf(&p, "%s/%s-%u.so", dir, prefix, n)
 		       : asprintf(&p, "%s/%s.so", dir, prefix)) < 0)
 			return sbx_error(-ENOMEM, "out of memory");
-		for (size_t i = 0; i < t->nr_images && !used; i++)
-			used = !strcmp(t->images[i].path, p);
+		used = hashmap_get(&t->image_paths, hash_str(p), path_is, p) != NULL;
 		err = used ? -EEXIST : jit_image_write(p, funcs, nr, flags, salt, salt_len, id, st);
 		if (!err) {
 			*path = p;
@@ -480,11 +501,11 @@ static int image_failed(struct jit_tracker *t, int err, uint32_t pid)
 
 static int add_image(struct jit_tracker *t, char *path, uint32_t pid, const uint8_t *id)
 {
-	struct jit_image_info *im = realloc(t->images, (t->nr_images + 1) * sizeof(*im));
+	struct jit_image_info *im;
 
-	if (!im)
+	if (array_reserve(&t->images, &t->cap_images, t->nr_images + 1, sizeof(*t->images)) ||
+	    hashmap_put(&t->image_paths, hash_str(path), path))
 		return -ENOMEM;
-	t->images = im;
 	im = &t->images[t->nr_images++];
 	im->path = path;
 	im->pid = pid;
@@ -538,13 +559,6 @@ static int open_dump(struct jit_tracker *t, const char *path, struct jitdump **d
 	return err;
 }
 
-static bool seen_dump(struct jit_pid *p, const char *path)
-{
-	for (size_t i = 0; i < p->nr_dumps; i++)
-		if (!strcmp(p->dumps[i], path))
-			return true;
-	return false;
-}
 
 static int marker(struct jit_tracker *t, const struct perf_rec_mmap *mm,
 		  const struct perf_data_attr *attr, const struct perf_sample *sample)
@@ -561,22 +575,19 @@ static int marker(struct jit_tracker *t, const struct perf_rec_mmap *mm,
 	uint8_t id[JIT_IMAGE_BUILD_ID_SIZE];
 	uint32_t name_pid;
 	struct stat st;
-	char **dumps;
+	char *seen;
 	int err;
 
 	p = jit_pid_get(t, mm->pid);
 	if (!p)
 		return -ENOMEM;
-	if (seen_dump(p, mm->filename))
+	if (hashmap_get(&p->dumps, hash_str(mm->filename), path_is, mm->filename))
 		return 0;
-	dumps = realloc(p->dumps, (p->nr_dumps + 1) * sizeof(*dumps));
-	if (!dumps || !(dumps[p->nr_dumps] = strdup(mm->filename))) {
-		if (dumps)
-			p->dumps = dumps;
+	seen = strdup(mm->filename);
+	if (!seen || hashmap_put(&p->dumps, hash_str(seen), seen)) {
+		free(seen);
 		return -ENOMEM;
 	}
-	p->dumps = dumps;
-	p->nr_dumps++;
 	if (jitdump_name_pid(mm->filename, &name_pid) && name_pid != mm->pid)
 		twarn(t, "%s: named for pid %u but mapped by pid %u (a pid namespace?); its "
 		      "code is pid %u's", mm->filename, name_pid, mm->pid, mm->pid);
@@ -680,17 +691,19 @@ static int perf_map_get(struct jit_tracker *t, uint32_t pid, const struct symtab
 	struct perf_map *m;
 	char path[64];
 
-	for (size_t i = 0; i < t->nr_maps; i++)
-		if (t->maps[i].pid == pid) {
-			*out = t->maps[i].syms;
-			return 0;
-		}
-	m = realloc(t->maps, (t->nr_maps + 1) * sizeof(*m));
+	m = hashmap_get(&t->maps, hash_u64(pid), pid_is, &pid);
+	if (m) {
+		*out = m->syms;
+		return 0;
+	}
+	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	t->maps = m;
-	m = &t->maps[t->nr_maps++];
 	m->pid = pid;
+	if (hashmap_put(&t->maps, hash_u64(pid), m)) {
+		free(m);
+		return -ENOMEM;
+	}
 	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
 	m->syms = symtab_from_perf_map(path);
 	if (!m->syms && errno == ENOMEM)
@@ -807,8 +820,8 @@ int jit_tracker_record(struct jit_tracker *t, const struct perf_event_header *re
 	case PERF_RECORD_COMM:
 		/* exec: a new program, whose maps are its own again */
 		if (!perf_rec_parse_comm(rec, &c) && (c.misc & PERF_RECORD_MISC_COMM_EXEC) &&
-		    (p = jit_pid_find(t, c.pid)))
-			p->pid = (uint32_t)-1;
+		    (p = hashmap_remove(&t->pids, hash_u64(c.pid), pid_is, &c.pid)))
+			jit_pid_free(p);
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:

@@ -12,6 +12,7 @@
 #include "perf/sample.h"
 #include "symbol/addrspace.h"
 #include "symbol/buildid.h"
+#include "util/array.h"
 #include "util/error.h"
 #include "util/hashmap.h"
 
@@ -27,7 +28,7 @@ struct dso_hits {
 	struct machine *machine;
 	struct hashmap hit;		/* struct dso *, by address */
 	struct dso **order;		/* the hit DSOs in the order they were hit */
-	size_t nr_order;
+	size_t nr_order, cap_order;
 	struct pending *pending;
 	size_t nr_pending, cap_pending;
 	int err;		/* out of memory once: the feature is then left out */
@@ -71,18 +72,14 @@ static bool same_dso(const void *entry, const void *key)
 static void mark(struct dso_hits *h, struct dso *d)
 {
 	uint64_t hash = hash_u64((uintptr_t)d);
-	struct dso **v;
 
 	if (hashmap_get(&h->hit, hash, same_dso, d))
 		return;
-	v = realloc(h->order, (h->nr_order + 1) * sizeof(*v));
-	if (!v || hashmap_put(&h->hit, hash, d)) {
-		if (v)
-			h->order = v;
+	if (array_reserve(&h->order, &h->cap_order, h->nr_order + 1, sizeof(*h->order)) ||
+	    hashmap_put(&h->hit, hash, d)) {
 		h->err = -ENOMEM;
 		return;
 	}
-	h->order = v;
 	h->order[h->nr_order++] = d;
 }
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "util/array.h"
 #include "util/error.h"
 #include "perf/cursor.h"
 #include "perf/perf-data.h"
@@ -50,12 +51,12 @@ struct perf_data {
 	bool eof;
 	/* events */
 	struct perf_data_attr *attrs;
-	size_t nr_attrs;
+	size_t nr_attrs, cap_attrs;
 	struct id_entry {
 		uint64_t id;
 		size_t attr;
 	} *id_index;
-	size_t nr_ids;
+	size_t nr_ids, cap_ids;
 	bool id_index_sorted;
 	/* features: in place (file mode) or copies (pipe mode from a stream) */
 	struct {
@@ -196,11 +197,10 @@ static char *default_name(const struct perf_event_attr *a)
 static int add_attr(struct perf_data *d, const uint8_t *p, size_t size,
 		    const uint64_t *ids, size_t nr_ids)
 {
-	struct perf_data_attr *a = realloc(d->attrs, (d->nr_attrs + 1) * sizeof(*a));
+	struct perf_data_attr *a;
 
-	if (!a)
+	if (array_reserve(&d->attrs, &d->cap_attrs, d->nr_attrs + 1, sizeof(*d->attrs)))
 		return sbx_error(-ENOMEM, "out of memory");
-	d->attrs = a;
 	a = &d->attrs[d->nr_attrs];
 	memset(a, 0, sizeof(*a));
 	memcpy(&a->attr, p, size < sizeof(a->attr) ? size : sizeof(a->attr));
@@ -209,16 +209,14 @@ static int add_attr(struct perf_data *d, const uint8_t *p, size_t size,
 		struct id_entry *e;
 
 		a->ids = malloc(nr_ids * 8);
-		e = realloc(d->id_index, (d->nr_ids + nr_ids) * sizeof(*e));
-		if (!a->ids || !e) {
+		if (!a->ids || array_reserve(&d->id_index, &d->cap_ids, d->nr_ids + nr_ids,
+					     sizeof(*d->id_index))) {
 			free(a->ids);
-			if (e)
-				d->id_index = e;
 			return sbx_error(-ENOMEM, "out of memory");
 		}
 		memcpy(a->ids, ids, nr_ids * 8);
 		a->nr_ids = nr_ids;
-		d->id_index = e;
+		e = d->id_index;
 		for (size_t i = 0; i < nr_ids; i++) {
 			uint64_t id;
 

@@ -7,6 +7,7 @@
 #include "profile/collect.h"
 #include "profile/sampleprof.h"
 #include "symbol/dso.h"
+#include "util/array.h"
 #include "util/error.h"
 #include "util/sort.h"
 
@@ -40,7 +41,7 @@ struct pg_collector {
 	struct pg_options opt;
 	struct hashmap by_dso;		/* struct pg_dso, by dso pointer */
 	struct pg_dso **order;
-	size_t nr_dsos;
+	size_t nr_dsos, cap_dsos;
 	struct hashmap names;		/* interned callee names */
 	struct chunk *chunks;
 	/*
@@ -106,6 +107,7 @@ struct pg_collector *pg_collector_new(struct machine *m, const struct pg_options
 static void dso_release(struct pg_dso *d)
 {
 	free(d->ip_log);
+	free(d->wlog);
 	free(d->ips);
 	hashmap_release(&d->stacks);
 	hashmap_release(&d->calls);
@@ -143,7 +145,7 @@ struct pg_dso *pg_collector_find(const struct pg_collector *c, const struct dso 
 
 static struct pg_dso *dso_counts(struct pg_collector *c, struct dso *dso)
 {
-	struct pg_dso *d, **v;
+	struct pg_dso *d;
 
 	/* most samples are in the DSO of the one before */
 	if (c->last && c->last->dso == dso)
@@ -151,10 +153,8 @@ static struct pg_dso *dso_counts(struct pg_collector *c, struct dso *dso)
 	d = pg_collector_find(c, dso);
 	if (d)
 		return c->last = d;
-	v = realloc(c->order, (c->nr_dsos + 1) * sizeof(*v));
-	if (!v)
+	if (array_reserve(&c->order, &c->cap_dsos, c->nr_dsos + 1, sizeof(*c->order)))
 		return NULL;
-	c->order = v;
 	d = chunk_alloc(c, sizeof(*d));
 	if (!d)
 		return NULL;
@@ -511,37 +511,23 @@ int pg_collect_parts(struct pg_collector *c, uint32_t pid, uint8_t cpumode, uint
 /* IPs logged per DSO before they are folded into its counts (32 MiB) */
 #define LOG_MAX	((size_t)1 << 22)
 
-/* An IP counted weight times at once: into the folded counts, kept sorted. */
-static int add_ip_weighted(struct pg_dso *d, uint64_t off, uint64_t weight)
+/*
+ * An IP counted weight times at once (a repeat count of perf script text):
+ * logged as a pair, summed when the logs are folded, so that a text of n
+ * distinct IPs costs O(n log n), not an insertion each.
+ */
+static int log_ip_weighted(struct pg_dso *d, uint64_t off, uint64_t weight)
 {
-	const struct pg_count *folded;
-	size_t lo = 0, hi;
-	struct pg_count *v;
-	bool logged = d->nr_log != 0;	/* a fold that fails loses them: an error */
+	if (d->nr_wlog == LOG_MAX) {
+		const struct pg_count *folded;
 
-	pg_dso_ips(d, &folded);
-	if (!folded && (logged || d->nr_ips))
-		return -ENOMEM;
-	hi = d->nr_ips;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->ips[mid].a < off)
-			lo = mid + 1;
-		else
-			hi = mid;
+		pg_dso_ips(d, &folded);
+		if (!folded)
+			return -ENOMEM;
 	}
-	if (lo < d->nr_ips && d->ips[lo].a == off) {
-		d->ips[lo].n = sp_add(d->ips[lo].n, weight);
-		return 0;
-	}
-	v = realloc(d->ips, (d->nr_ips + 1) * sizeof(*v));
-	if (!v)
+	if (array_reserve(&d->wlog, &d->cap_wlog, d->nr_wlog + 1, sizeof(*d->wlog)))
 		return -ENOMEM;
-	memmove(v + lo + 1, v + lo, (d->nr_ips - lo) * sizeof(*v));
-	v[lo] = (struct pg_count){ off, weight };
-	d->ips = v;
-	d->nr_ips++;
+	d->wlog[d->nr_wlog++] = (struct pg_count){ off, weight };
 	return 0;
 }
 
@@ -578,7 +564,7 @@ int pg_collect_weighted(struct pg_collector *c, const struct perf_sample *s, uin
 		if (s->branch_nr)
 			d->lbr_samples = sp_add(d->lbr_samples, weight);
 		if (weight != 1) {
-			if (add_ip_weighted(d, off, weight))
+			if (log_ip_weighted(d, off, weight))
 				return sbx_error(-ENOMEM, "out of memory");
 			goto rest;
 		}
@@ -664,51 +650,92 @@ static struct pg_count *fold_log(struct pg_dso *d, size_t *nr)
 	return v;
 }
 
+static int count_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct pg_count *)a)->a, y = ((const struct pg_count *)b)->a;
+
+	return (x > y) - (x < y);
+}
+
+/* The weighted log of d as (offset, samples), ascending: sorted and summed in place, taken. */
+static struct pg_count *fold_wlog(struct pg_dso *d, size_t *nr)
+{
+	struct pg_count *v = d->wlog;
+	size_t k = 0;
+
+	qsort(v, d->nr_wlog, sizeof(*v), count_cmp);
+	for (size_t i = 0; i < d->nr_wlog; i++) {
+		if (k && v[k - 1].a == v[i].a)
+			v[k - 1].n = sp_add(v[k - 1].n, v[i].n);
+		else
+			v[k++] = v[i];
+	}
+	d->wlog = NULL;
+	d->nr_wlog = d->cap_wlog = 0;
+	*nr = k;
+	return v;
+}
+
+/* fresh[0..n) (ascending, owned) merged into d's counts: 0, or -ENOMEM (fresh is freed). */
+static int merge_counts(struct pg_dso *d, struct pg_count *fresh, size_t n)
+{
+	struct pg_count *v;
+	size_t a = 0, k = 0;
+
+	if (!d->nr_ips) {
+		free(d->ips);
+		d->ips = fresh;
+		d->nr_ips = n;
+		return 0;
+	}
+	v = malloc((d->nr_ips + n) * sizeof(*v));
+	if (!v) {
+		free(fresh);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		while (a < d->nr_ips && d->ips[a].a < fresh[i].a)
+			v[k++] = d->ips[a++];
+		v[k] = fresh[i];
+		if (a < d->nr_ips && d->ips[a].a == fresh[i].a)
+			v[k].n = sp_add(v[k].n, d->ips[a++].n);
+		k++;
+	}
+	while (a < d->nr_ips)
+		v[k++] = d->ips[a++];
+	free(fresh);
+	free(d->ips);
+	d->ips = v;
+	d->nr_ips = k;
+	return 0;
+}
+
 size_t pg_dso_ips(struct pg_dso *d, const struct pg_count **out)
 {
 	struct pg_count *fresh;
 	size_t n = 0;
 
 	*out = d->ips;
-	if (!d->nr_log)
+	if (!d->nr_log && !d->nr_wlog)
 		return d->nr_ips;
 	/* the new IPs, counted, then merged with what was counted before */
-	fresh = fold_log(d, &n);
-	if (!fresh) {
-		*out = NULL;
-		return 0;
-	}
-	if (!d->nr_ips) {
-		free(d->ips);
-		d->ips = fresh;
-		d->nr_ips = n;
-	} else {
-		struct pg_count *v = malloc((d->nr_ips + n) * sizeof(*v));
-		size_t a = 0, k = 0;
-
-		if (!v) {
-			free(fresh);
+	if (d->nr_log) {
+		fresh = fold_log(d, &n);
+		if (!fresh || merge_counts(d, fresh, n)) {
 			*out = NULL;
 			return 0;
 		}
-		for (size_t i = 0; i < n; i++) {
-			while (a < d->nr_ips && d->ips[a].a < fresh[i].a)
-				v[k++] = d->ips[a++];
-			v[k] = fresh[i];
-			if (a < d->nr_ips && d->ips[a].a == fresh[i].a)
-				v[k].n += d->ips[a++].n;
-			k++;
-		}
-		while (a < d->nr_ips)
-			v[k++] = d->ips[a++];
-		free(fresh);
-		free(d->ips);
-		d->ips = v;
-		d->nr_ips = k;
+		free(d->ip_log);
+		d->ip_log = NULL;
+		d->nr_log = d->cap_log = 0;
 	}
-	free(d->ip_log);
-	d->ip_log = NULL;
-	d->nr_log = d->cap_log = 0;
+	if (d->nr_wlog) {
+		fresh = fold_wlog(d, &n);
+		if (merge_counts(d, fresh, n)) {
+			*out = NULL;
+			return 0;
+		}
+	}
 	*out = d->ips;
 	return d->nr_ips;
 }

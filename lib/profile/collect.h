@@ -74,6 +74,9 @@ struct pg_dso {
 	/* the IP of every sample, as it came (counted by pg_dso_ips()) */
 	uint64_t *ip_log;
 	size_t nr_log, cap_log;
+	/* IPs with a repeat count, as they came (a = offset, n = samples) */
+	struct pg_count *wlog;
+	size_t nr_wlog, cap_wlog;
 	struct pg_count *ips;		/* a = offset, n = samples; sorted by offset */
 	size_t nr_ips;
 	bool ips_taken;			/* handed over by pg_dso_take_ips() */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "profile/generate.h"
+#include "util/array.h"
 #include "util/error.h"
 #include "util/hashmap.h"
 #include "util/ranges.h"
@@ -622,7 +623,7 @@ struct bfunc {
 	const char *name;
 	uint64_t *starts, *ends;	/* its ranges: [start, end) */
 	bool *entry;			/* per range: a function entry */
-	size_t nr;
+	size_t nr, cap_starts, cap_ends, cap_entry;
 };
 
 /* One range of a function, by address. */
@@ -979,10 +980,9 @@ static int load_functions(struct lbr *l)
 				break;
 			}
 		}
-		f->starts = realloc(f->starts, (f->nr + 1) * sizeof(*f->starts));
-		f->ends = realloc(f->ends, (f->nr + 1) * sizeof(*f->ends));
-		f->entry = realloc(f->entry, (f->nr + 1) * sizeof(*f->entry));
-		if (!f->starts || !f->ends || !f->entry) {
+		if (array_reserve(&f->starts, &f->cap_starts, f->nr + 1, sizeof(*f->starts)) ||
+		    array_reserve(&f->ends, &f->cap_ends, f->nr + 1, sizeof(*f->ends)) ||
+		    array_reserve(&f->entry, &f->cap_entry, f->nr + 1, sizeof(*f->entry))) {
 			err = -ENOMEM;
 			break;
 		}

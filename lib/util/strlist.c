@@ -4,15 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
 #include "util/strlist.h"
 
 static int add_len(struct strlist *l, const char *s, size_t len)
 {
-	char **v = realloc(l->items, (l->nr + 1) * sizeof(*v));
-
-	if (!v)
+	if (array_reserve(&l->items, &l->cap, l->nr + 1, sizeof(*l->items)))
 		return -ENOMEM;
-	l->items = v;
 	l->items[l->nr] = strndup(s, len);
 	if (!l->items[l->nr])
 		return -ENOMEM;
@@ -54,5 +52,5 @@ void strlist_release(struct strlist *l)
 		free(l->items[i]);
 	free(l->items);
 	l->items = NULL;
-	l->nr = 0;
+	l->nr = l->cap = 0;
 }

@@ -9,10 +9,10 @@
 
 struct strlist {
 	char **items;		/* owned */
-	size_t nr;
+	size_t nr, cap;
 };
 
-#define STRLIST_INIT	{ NULL, 0 }
+#define STRLIST_INIT	{ NULL, 0, 0 }
 
 /*
  * Append the pieces of arg between the separators sep (empty pieces are

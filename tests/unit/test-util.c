@@ -14,6 +14,7 @@
 
 #include "harness.h"
 #include "util/arena.h"
+#include "util/array.h"
 #include "util/error.h"
 #include "util/escape.h"
 #include "util/input.h"
@@ -193,6 +194,33 @@ static void test_strlist(void)
 	CHECK_EQ_INT(l.nr, 0);
 }
 
+/* Room doubles (few reallocations for many appends), keeps what was there, refuses overflow. */
+static void test_array_reserve(void)
+{
+	uint32_t *v = NULL, *before;
+	size_t cap = 0, moves = 0;
+
+	for (uint32_t i = 0; i < 100000; i++) {
+		size_t old = cap;
+
+		CHECK_EQ_INT(array_reserve(&v, &cap, i + 1, sizeof(*v)), 0);
+		CHECK(cap >= i + 1);
+		moves += cap != old;
+		v[i] = i;
+	}
+	CHECK(moves <= 15);		/* 8, 16, ... 131072 */
+	for (uint32_t i = 0; i < 100000; i++)
+		if (v[i] != i)
+			CHECK(v[i] == i);
+	before = v;
+	CHECK_EQ_INT(array_reserve(&v, &cap, 50, sizeof(*v)), 0);
+	CHECK(v == before);
+	CHECK_EQ_INT(array_reserve(&v, &cap, SIZE_MAX / 2, sizeof(*v)), -ENOMEM);
+	CHECK_EQ_INT(array_reserve(&v, &cap, SIZE_MAX, 1), -ENOMEM);
+	CHECK(v == before && cap == 131072);
+	free(v);
+}
+
 /* Blocks zeroed, aligned, apart from each other, over several chunks and big ones. */
 static void test_arena(void)
 {
@@ -350,6 +378,7 @@ static const struct unit_test tests[] = {
 	TEST(test_sort_u64),
 	TEST(test_ranges),
 	TEST(test_strlist),
+	TEST(test_array_reserve),
 	TEST(test_arena),
 	TEST(test_input),
 	TEST(test_escape),
