@@ -12,6 +12,7 @@
 #include "perf-input.h"
 #include "symbol/addrspace.h"
 #include "symbol/chain.h"
+#include "util/array.h"
 #include "util/error.h"
 #include "perf/header-info.h"
 #include "perf/perf-data.h"
@@ -20,6 +21,7 @@
 #include "profile/callgraph.h"
 #include "profile/hist.h"
 #include "profile/stacks.h"
+#include "util/hashmap.h"
 #include "util/output.h"
 #include "util/strlist.h"
 
@@ -151,10 +153,12 @@ struct report {
 	struct thread_counts {
 		uint32_t pid, tid;
 		uint64_t *v;		/* by counter */
-	} *tc;
-	size_t nr_tc;
+	} **tc;			/* -T: the threads, as their first READ record came */
+	size_t nr_tc, cap_tc;
+	struct hashmap tc_by_id;	/* those, by pid and tid */
 	size_t *counters;	/* -T: the events, as their first READ record came */
-	size_t nr_counters;
+	size_t nr_counters, cap_counters;
+	size_t *column;		/* -T: by event, its counter + 1 (0: none yet) */
 	bool relative;		/* --percentage relative: shares of the samples kept */
 	bool quiet;		/* -q */
 	double percent_limit;	/* --percent-limit */
@@ -472,12 +476,23 @@ static const char *frame_name(const struct cg_frame *f, void *ctx)
 	return r->name_buf;
 }
 
+/* The index of attr among the recording's events. */
 static size_t event_index(struct report *r, const struct perf_data_attr *attr)
 {
-	for (size_t i = 0; i < perf_data_nr_attrs(r->data); i++)
-		if (perf_data_attr(r->data, i) == attr)
-			return i;
-	return 0;
+	uintptr_t base = (uintptr_t)perf_data_attr(r->data, 0), a = (uintptr_t)attr;
+	size_t i = base && a >= base ? (a - base) / sizeof(*attr) : 0;
+
+	return i < perf_data_nr_attrs(r->data) && perf_data_attr(r->data, i) == attr ? i : 0;
+}
+
+/* the most counts -T keeps (threads x events): 128 MiB */
+#define MAX_THREAD_COUNTS ((size_t)1 << 24)
+
+static bool thread_is(const void *entry, const void *key)
+{
+	const struct thread_counts *a = entry, *b = key;
+
+	return a->pid == b->pid && a->tid == b->tid;
 }
 
 /*
@@ -489,9 +504,9 @@ static int add_read(struct report *r, const struct perf_event_header *rec,
 		    const struct perf_data_attr *attr)
 {
 	struct perf_rec_read rd;
-	uint32_t pid, tid;
-	uint64_t value;
-	size_t ev, c, t;
+	struct thread_counts key, *tc;
+	uint64_t value, h;
+	size_t ev, c;
 
 	if (!attr || (attr->attr.read_format & PERF_FORMAT_GROUP))
 		return 0;
@@ -499,42 +514,52 @@ static int add_read(struct report *r, const struct perf_event_header *rec,
 		sbx_error_clear();	/* a record without its count: left out */
 		return 0;
 	}
-	pid = rd.pid;
-	tid = rd.tid;
+	key = (struct thread_counts){ rd.pid, rd.tid, NULL };
 	value = rd.value;
 	ev = event_index(r, attr);
-	for (c = 0; c < r->nr_counters && r->counters[c] != ev; c++)
-		;
-	if (c == r->nr_counters) {
-		size_t *nc = realloc(r->counters, (c + 1) * sizeof(*nc));
-
-		if (!nc)
+	if (!r->column) {
+		r->column = calloc(perf_data_nr_attrs(r->data) + 1, sizeof(*r->column));
+		if (!r->column)
 			return sbx_error(-ENOMEM, "out of memory");
-		r->counters = nc;
-		nc[r->nr_counters++] = ev;
-		for (t = 0; t < r->nr_tc; t++) {	/* each thread's counts grow a column */
-			uint64_t *v = realloc(r->tc[t].v, r->nr_counters * sizeof(*v));
+	}
+	h = hash_u64((uint64_t)key.pid << 32 | key.tid);
+	tc = hashmap_get(&r->tc_by_id, h, thread_is, &key);
+	if ((!r->column[ev] && (r->nr_counters + 1) * (r->nr_tc + !tc) > MAX_THREAD_COUNTS) ||
+	    (!tc && (r->nr_tc + 1) * r->nr_counters > MAX_THREAD_COUNTS))
+		return sbx_error(-E2BIG, "-T: more than %zu counts of threads by events",
+				 MAX_THREAD_COUNTS);
+	if (!r->column[ev]) {
+		c = r->nr_counters;
+		if (array_reserve(&r->counters, &r->cap_counters, c + 1, sizeof(*r->counters)))
+			return sbx_error(-ENOMEM, "out of memory");
+		r->counters[r->nr_counters++] = ev;
+		r->column[ev] = r->nr_counters;
+		for (size_t t = 0; t < r->nr_tc; t++) {	/* each thread's counts grow a column */
+			uint64_t *v = realloc(r->tc[t]->v, r->nr_counters * sizeof(*v));
 
 			if (!v)
 				return sbx_error(-ENOMEM, "out of memory");
 			v[c] = 0;
-			r->tc[t].v = v;
+			r->tc[t]->v = v;
 		}
 	}
-	for (t = 0; t < r->nr_tc && (r->tc[t].pid != pid || r->tc[t].tid != tid); t++)
-		;
-	if (t == r->nr_tc) {
-		struct thread_counts *nt = realloc(r->tc, (t + 1) * sizeof(*nt));
-
-		if (!nt)
+	c = r->column[ev] - 1;
+	if (!tc) {
+		if (array_reserve(&r->tc, &r->cap_tc, r->nr_tc + 1, sizeof(*r->tc)))
 			return sbx_error(-ENOMEM, "out of memory");
-		r->tc = nt;
-		nt[t] = (struct thread_counts){ pid, tid, calloc(r->nr_counters, sizeof(uint64_t)) };
-		if (!nt[t].v)
+		tc = malloc(sizeof(*tc));
+		if (!tc)
 			return sbx_error(-ENOMEM, "out of memory");
-		r->nr_tc++;
+		*tc = key;
+		tc->v = calloc(r->nr_counters, sizeof(uint64_t));
+		if (!tc->v || hashmap_put(&r->tc_by_id, h, tc)) {
+			free(tc->v);
+			free(tc);
+			return sbx_error(-ENOMEM, "out of memory");
+		}
+		r->tc[r->nr_tc++] = tc;
 	}
-	r->tc[t].v[c] += value;
+	tc->v[c] += value;
 	return 0;
 }
 
@@ -547,9 +572,9 @@ static int print_threads(const struct report *r)
 	if (!cw)
 		return -ENOMEM;
 	for (size_t t = 0; t < r->nr_tc; t++) {
-		n = snprintf(num, sizeof(num), "%d", (int)r->tc[t].pid);
+		n = snprintf(num, sizeof(num), "%d", (int)r->tc[t]->pid);
 		pw = n > pw ? n : pw;
-		n = snprintf(num, sizeof(num), "%d", (int)r->tc[t].tid);
+		n = snprintf(num, sizeof(num), "%d", (int)r->tc[t]->tid);
 		tw = n > tw ? n : tw;
 	}
 	for (size_t c = 0; c < r->nr_counters; c++) {
@@ -557,7 +582,7 @@ static int print_threads(const struct report *r)
 
 		cw[c] = (int)strlen(a && a->name ? a->name : "?");
 		for (size_t t = 0; t < r->nr_tc; t++) {
-			n = snprintf(num, sizeof(num), "%" PRIu64, r->tc[t].v[c]);
+			n = snprintf(num, sizeof(num), "%" PRIu64, r->tc[t]->v[c]);
 			cw[c] = n > cw[c] ? n : cw[c];
 		}
 	}
@@ -569,9 +594,9 @@ static int print_threads(const struct report *r)
 	}
 	printf("\n");
 	for (size_t t = 0; t < r->nr_tc; t++) {
-		printf("  %*d  %*d", pw, (int)r->tc[t].pid, tw, (int)r->tc[t].tid);
+		printf("  %*d  %*d", pw, (int)r->tc[t]->pid, tw, (int)r->tc[t]->tid);
 		for (size_t c = 0; c < r->nr_counters; c++)
-			printf("  %*" PRIu64, cw[c], r->tc[t].v[c]);
+			printf("  %*" PRIu64, cw[c], r->tc[t]->v[c]);
 		printf("\n");
 	}
 	free(cw);
@@ -1436,10 +1461,14 @@ out_opts:
 	if (ret == EXIT_FAILED)
 		ret = error("out of memory");
 out:
-	for (size_t t = 0; t < r.nr_tc; t++)
-		free(r.tc[t].v);
+	for (size_t t = 0; t < r.nr_tc; t++) {
+		free(r.tc[t]->v);
+		free(r.tc[t]);
+	}
 	free(r.tc);
+	hashmap_release(&r.tc_by_id);
 	free(r.counters);
+	free(r.column);
 	free(r.event_samples);
 	free(r.frames);
 	free(r.ips);
