@@ -311,9 +311,8 @@ static void cpu_name(char *buf, size_t len)
 
 static void reg_value_text(const struct snippet_defreg *d, char *buf, size_t len)
 {
-	size_t w = d->reg.cls == SNIPPET_REG_GPR || d->reg.cls == SNIPPET_REG_MASK ||
-		   d->reg.cls == SNIPPET_REG_SEG ? 8 :
-		   d->reg.cls == SNIPPET_REG_XMM ? 16 : d->reg.cls == SNIPPET_REG_YMM ? 32 : 64;
+	size_t w = d->reg.cls == SNIPPET_REG_XMM ? 16 : d->reg.cls == SNIPPET_REG_YMM ? 32 :
+		   d->reg.cls == SNIPPET_REG_ZMM ? 64 : 8;
 	size_t used;
 	int top = (int)w - 1;
 
@@ -479,7 +478,7 @@ static void print_yaml_doc(const struct exegesis_doc *d, const struct measure_re
 					 " (%.4f TSC ticks per cycle)", r->tsc_per_cycle);
 	if (unset[0] && used < sizeof(info))
 		used += (size_t)snprintf(info + used, sizeof(info) - used,
-					 "; left at their defaults: %s", unset);
+					 "; not set, at the start state: %s", unset);
 	y.info = info;
 	write_yaml_doc(&y, r, err, fmt);
 }

@@ -74,12 +74,53 @@ in_range() {
 	assert_equal "$stderr" "sbx run: error: <asm>: SIGSEGV at address 0x1230, snippet+0x5: movq (%rbx), %rax"
 }
 
-@test "DEFREG values are sign-extended like llvm-exegesis, and RDI points to scratch memory" {
-	# 80 is 0xffffffffffffff80: the load faults there
+@test "DEFREG widens a value as llvm-exegesis does: general registers with zeros, vector registers with the sign" {
+	# RSI B is 11 (a MOV of the zero extension), not -5: the load faults at 0xb
+	run -1 --separate-stderr sbx run --asm $'# LLVM-EXEGESIS-DEFREG RSI B\nmovq (%rsi), %rax'
+	assert_equal "$stderr" "sbx run: error: <asm>: SIGSEGV at address 0xb, snippet+0x0: movq (%rsi), %rax"
 	run -1 --separate-stderr sbx run --asm $'# SBX-DEFREG RBX 80\nmovq (%rbx), %rax'
-	assert_equal "$stderr" "sbx run: error: <asm>: SIGSEGV at address 0xffffffffffffff80, snippet+0x0: movq (%rbx), %rax"
+	assert_equal "$stderr" "sbx run: error: <asm>: SIGSEGV at address 0x80, snippet+0x0: movq (%rbx), %rax"
+	# the FS base too (RSI of the arch_prctl): 8000 is 0x8000
+	run -1 --separate-stderr sbx run --asm $'# LLVM-EXEGESIS-DEFREG FS 8000\nmovq %fs:0, %rax'
+	assert_equal "$stderr" "sbx run: error: <asm>: SIGSEGV at address 0x8000, snippet+0x0: movq %fs:0, %rax"
+	# XMM1 f80 is sign-extended to 128 bits: its upper quadword is all ones
+	run -1 --separate-stderr sbx run --asm $'# LLVM-EXEGESIS-DEFREG XMM1 f80\npextrq $1, %xmm1, %rbx\nandq $-256, %rbx\nmovq (%rbx), %rax'
+	assert_equal "$stderr" "sbx run: error: <asm>: SIGSEGV at address 0xffffffffffffff00, snippet+0xe: movq (%rbx), %rax"
 	# the scratch buffer is readable and writable: 1 MiB
 	run -0 --separate-stderr sbx run --asm $'movq %rax, 0xffff8(%rdi)\nmovq 0xffff8(%rdi), %rax'
+}
+
+@test "a snippet starts from a defined state: flags, MXCSR, x87, MMX, vector and general registers" {
+	grep -qw avx /proc/cpuinfo || skip "hardware: no AVX on this CPU"
+	run -0 --separate-stderr sbx run "$SN/start-state.s"
+	assert_output --regexp 'start-state\.s +exit\(0\) +- +- +the snippet exited with code 0 before it was measured'
+	assert_equal "$stderr" ""
+	# a DEFREG still sets its register: the check that sees it fails, by number
+	# (CF, DF; YMM15's upper half only)
+	for d in 'EFLAGS 1|1' 'EFLAGS 400|1' 'RCX 1|3' 'XMM1 1|22' "YMM15 1$(printf '0%.0s' {1..32})|36"; do
+		{ echo "# LLVM-EXEGESIS-DEFREG ${d%|*}"; cat "$SN/start-state.s"; } > "$BATS_TEST_TMPDIR/d.s"
+		run -1 --separate-stderr sbx run "$BATS_TEST_TMPDIR/d.s"
+		assert_equal "$stderr" "sbx run: error: $BATS_TEST_TMPDIR/d.s: exited with code ${d#*|}"
+	done
+}
+
+@test "AVX-512 registers start at zero: K0-7 and ZMM0-31" {
+	grep -qw avx512f /proc/cpuinfo || skip "hardware: no AVX-512F on this CPU"
+	run -0 --separate-stderr sbx run "$SN/start-state-avx512.s"
+	assert_output --partial 'the snippet exited with code 0 before it was measured'
+	{ echo "# LLVM-EXEGESIS-DEFREG ZMM20 1"; cat "$SN/start-state-avx512.s"; } > "$BATS_TEST_TMPDIR/d.s"
+	run -1 --separate-stderr sbx run "$BATS_TEST_TMPDIR/d.s"
+	assert_equal "$stderr" "sbx run: error: $BATS_TEST_TMPDIR/d.s: exited with code 31"
+}
+
+@test "an FP multiply chain without DEFREGs measures what it measures from 1.0 (no leftover denormals)" {
+	run -0 --separate-stderr sbx run --json --asm 'mulsd %xmm1, %xmm0' \
+		--asm $'# LLVM-EXEGESIS-DEFREG XMM0 3ff0000000000000\n# LLVM-EXEGESIS-DEFREG XMM1 3ff0000000000000\nmulsd %xmm1, %xmm0'
+	local zero one
+	zero=$(sed -n 1p <<<"$output" | grep -o '"value":[-0-9.e+]*' | head -1 | cut -d: -f2)
+	one=$(sed -n 2p <<<"$output" | grep -o '"value":[-0-9.e+]*' | head -1 | cut -d: -f2)
+	# one latency, the same within 15% (harness leftovers made the first 40-55% slower)
+	in_range "$(awk -v a="$zero" -v b="$one" 'BEGIN { print a / b }')" 0.85 1.15
 }
 
 @test "a segfault is reported with its address and the faulting instruction" {
@@ -236,7 +277,7 @@ in_range() {
 	run -1 --separate-stderr sbx run "$SN/bad-annotation.s"
 	assert_equal "$stderr" "sbx run: error: $SN/bad-annotation.s:2: invalid annotation 'LLVM-EXEGESIS-DEFREG RAX': expected two parameters <REG> <HEX_VALUE>"
 	run -1 --separate-stderr sbx run --asm $'nop\n# SBX-DEFREG XMM99 1'
-	assert_equal "$stderr" "sbx run: error: <asm>:2: invalid annotation 'SBX-DEFREG XMM99 1': expected a register name (RAX..R15, EAX.., XMM0..31, YMM, ZMM, K0..7, FS, GS)"
+	assert_equal "$stderr" "sbx run: error: <asm>:2: invalid annotation 'SBX-DEFREG XMM99 1': expected a register name (RAX..R15, EAX.., XMM0..31, YMM, ZMM, K0..7, FS, GS, EFLAGS)"
 	run -1 --separate-stderr sbx run --asm $'# SBX-MEM-MAP nope 65536\nnop'
 	assert_equal "$stderr" "sbx run: error: <asm>:1: invalid annotation 'SBX-MEM-MAP nope 65536': expected <NAME> to be the name of an earlier MEM-DEF"
 	run -1 --separate-stderr sbx run --asm $'# SBX-MEM-DEF a 4096 1\n# SBX-MEM-MAP a 1000\nnop'

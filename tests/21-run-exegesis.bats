@@ -42,7 +42,8 @@ doc_value() {
 	in_range "$(doc_value 2 <<< "$output")" 2.2 4.5	# IMUL64rr
 	in_range "$(doc_value 3 <<< "$output")" 2.2 4.5	# CRC32r64r64: after the pushes and pops
 	in_range "$(doc_value 4 <<< "$output")" 0.6 1.5	# ADC16ri8: BP as RBP
-	assert_line --partial "left at their defaults: EFLAGS"
+	# EFLAGS=0x0 is set (popfq), MXCSR and FPCW are at their defaults: nothing is left unset
+	refute_line --partial "not set, at the start state"
 	# AX, R9B and XMM1 held what register_initial_values says: the check exited 0
 	assert_line "error:           'the snippet exited with code 0 before it was measured'"
 	assert_line --regexp "^error:           'SIGILL at address 0x[0-9a-f]+, snippet\+0x0: ud2'$"
@@ -225,7 +226,7 @@ doc_value() {
 	refute_output --partial root:
 	# one line each, escaped: the document's instruction, and the register sbx left alone
 	assert_line '    - "ADD64rr RAX RAX RAX\n.include \"/etc/passwd\"\n# LLVM-EXEGESIS-DEFREG RAX 1\x1b[2J"'
-	assert_line --regexp "^info: +\"sbx: counter [^\"]*; left at their defaults: X\\\\nY\"$"
+	assert_line --regexp "^info: +\"sbx: counter [^\"]*; not set, at the start state: X\\\\nY\"$"
 	assert_line --regexp 'key: latency, value: [0-9.]+'
 	# llvm-exegesis 19 reads the YAML back, and the name as it was: its assembler then
 	# refuses the operand 'RAX<newline>.include', as it should

@@ -684,6 +684,8 @@ static int defregs(const struct exegesis_doc *d, FILE *out, char *unset, size_t 
 		size_t width, name_len, digits;	/* width 0: not given */
 		const char *name, *hex;
 	} vec[40] = { { 0, 0, 0, NULL, NULL } };	/* XMM/YMM/ZMM 0..31, then K0..7 */
+	const char *flags = NULL;
+	size_t flags_digits = 0;
 
 	for (size_t i = 0; i < d->n_reg_values; i++) {
 		const char *rv = d->reg_values[i], *eq = strchr(rv, '='), *hex;
@@ -749,13 +751,29 @@ static int defregs(const struct exegesis_doc *d, FILE *out, char *unset, size_t 
 			}
 			continue;
 		}
-		/* MXCSR and FPCW: exegesis loads their defaults whatever the value; sbx has them */
+		if (!strcmp(name, "EFLAGS")) {
+			if (dlen > 16)
+				return sbx_error(-EINVAL, "the register value '%s' does not fit %s",
+						 rv, name);
+			flags = hex;
+			flags_digits = dlen;
+			continue;
+		}
+		/*
+		 * MXCSR and FPCW: exegesis loads their defaults (0x1f80, 0x37f)
+		 * whatever the value, and so does sbx's start state
+		 */
+		if (!strcmp(name, "MXCSR") || !strcmp(name, "FPCW"))
+			continue;
 		note(unset, len, name);
 	}
 	for (int v = 0; v < 40; v++) {
 		if (!vec[v].width)
 			continue;
-		/* zero-padded to the width: DEFREG sign-extends a shorter value */
+		/*
+		 * zero-padded to the width: the generator's value is as wide as the
+		 * register, and a DEFREG of fewer digits would be sign-extended
+		 */
 		fprintf(out, "# LLVM-EXEGESIS-DEFREG %.*s ", (int)vec[v].name_len, vec[v].name);
 		for (size_t z = vec[v].digits; z < 2 * vec[v].width; z++)
 			fputc('0', out);
@@ -765,6 +783,12 @@ static int defregs(const struct exegesis_doc *d, FILE *out, char *unset, size_t 
 		if (gset[r])
 			fprintf(out, "# LLVM-EXEGESIS-DEFREG %s %016llx\n", gpr_names[0][r],
 				(unsigned long long)gv[r]);
+	if (flags) {	/* zero-padded as the vector registers are */
+		fprintf(out, "# LLVM-EXEGESIS-DEFREG EFLAGS ");
+		for (size_t z = flags_digits; z < 16; z++)
+			fputc('0', out);
+		fprintf(out, "%.*s\n", (int)flags_digits, flags);
+	}
 	return 0;
 }
 

@@ -81,10 +81,10 @@ void exegesis_doc_release(struct exegesis_doc *d);
  * register), then one copy of the snippet's code, found in
  * assembled_snippet (the last n_instructions instructions before the
  * epilogue's pops and ret, checked against the copy before them), as
- * .byte lines. Registers it leaves at their defaults (MXCSR and FPCW,
- * which exegesis sets to their defaults too; EFLAGS, MMX, x87, tile and
- * system registers, which sbx does not set) are named in unset
- * (comma-separated, "" when none). Returns 0 and a malloc'd *text, or
+ * .byte lines. MXCSR and FPCW stay at the start state's defaults, which
+ * exegesis loads whatever their value; registers sbx does not set (MMX,
+ * x87, tile and system registers) are named in unset (comma-separated, ""
+ * when none). Returns 0 and a malloc'd *text, or
  * -EINVAL with a message (no code, code that has no copies to find).
  */
 int exegesis_doc_snippet(const struct exegesis_doc *d, char **text, char *unset,

@@ -4,7 +4,6 @@
  * forks (workload), and aggregates; the child builds the code, times it and
  * writes raw readings into a shared page.
  */
-#include <cpuid.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -21,6 +20,7 @@
 
 #include "util/error.h"
 #include "util/escape.h"
+#include "measure/cpu.h"
 #include "measure/events.h"
 #include "measure/measure.h"
 
@@ -264,10 +264,12 @@ static uint64_t segment_base(int gs)
 }
 
 /*
- * The set-up of one entry: save callee-saved registers and rsp, then set
- * the vector registers, the segment bases (FS, GS: the one system call,
- * before any register is set), the general registers and, last, RSP, so
- * that every DEFREG holds at the snippet's first instruction.
+ * The set-up of one entry: save callee-saved registers and rsp, then run
+ * the snippet's .sbx_init (the start state of MXCSR, x87, vector and mask
+ * registers, their DEFREGs, and the flags), set the segment bases (FS, GS:
+ * the one system call, which keeps the flags), the general registers
+ * (zero unless DEFREG or LIVEIN) and, last, RSP, so that every register
+ * holds its start value at the snippet's first instruction.
  */
 static void emit_setup(struct emit *e, const struct child_arg *a, bool calibration, uint64_t ctx,
 		       uint64_t scratch, int loop_reg)
@@ -290,7 +292,7 @@ static void emit_setup(struct emit *e, const struct child_arg *a, bool calibrati
 	put(e, (const uint8_t[]){ 0x48, 0x89, 0x20 }, 3);	/* mov %rsp,(%rax) */
 	if (calibration)
 		return;
-	put(e, s->vec_init, s->vec_init_size);
+	put(e, s->init_code, s->init_size);
 	for (int i = 0; i < s->n_defregs; i++) {
 		const struct snippet_defreg *d = &s->defregs[i];
 		uint64_t base;
@@ -716,15 +718,6 @@ static double aggregate(double *v, int n, enum measure_aggregate how)
 	}
 	}
 	return v[0];
-}
-
-static bool cpu_has(unsigned leaf, int reg, unsigned bit)
-{
-	unsigned r[4];
-
-	if (!__get_cpuid(leaf, &r[0], &r[1], &r[2], &r[3]))
-		return false;
-	return r[reg] >> bit & 1;
 }
 
 /* "int $0x80" in capstone's AT&T or Intel spelling */
@@ -1228,8 +1221,8 @@ static int measure_modes(const struct snippet *s, const struct measure_opts *o,
 	memset(&a, 0, sizeof(a));
 	a.s = s;
 	a.o = o;
-	a.has_avx = cpu_has(1, 2, 28);
-	a.has_rdtscp = cpu_has(0x80000001, 3, 27);
+	a.has_avx = cpu_features()->avx;
+	a.has_rdtscp = cpu_features()->rdtscp;
 	a.n_events = o->n_events;
 	for (int i = 0; i < o->n_events; i++) {
 		err = events_parse(o->events[i], &a.attrs[i]);
@@ -1248,7 +1241,7 @@ static int measure_modes(const struct snippet *s, const struct measure_opts *o,
 		ck = CK_HW;
 		break;
 	case MEASURE_COUNTER_TSC:
-		if (!cpu_has(1, 3, 4))
+		if (!cpu_features()->tsc)
 			return sbx_error(-EOPNOTSUPP, "this CPU has no TSC");
 		ck = CK_TSC;
 		break;
@@ -1256,7 +1249,7 @@ static int measure_modes(const struct snippet *s, const struct measure_opts *o,
 		ck = CK_TASK;
 		break;
 	default:
-		ck = events_have_hw_cycles() ? CK_HW : cpu_has(1, 3, 4) ? CK_TSC : CK_TASK;
+		ck = events_have_hw_cycles() ? CK_HW : cpu_features()->tsc ? CK_TSC : CK_TASK;
 		break;
 	}
 	snprintf(r->counter, sizeof(r->counter), "%s",

@@ -17,6 +17,7 @@
 #include "util/tempdir.h"
 #include "util/output.h"
 #include "measure/snippet.h"
+#include "measure/cpu.h"
 #include "measure/workload.h"
 
 #define MAX_MEMDEF_SIZE (1ul << 30)
@@ -68,6 +69,10 @@ int snippet_parse_reg(const char *name, struct snippet_reg *reg)
 			return 0;
 		}
 	}
+	if (!strcmp(up, "EFLAGS") || !strcmp(up, "RFLAGS")) {
+		reg->cls = SNIPPET_REG_FLAGS;
+		return 0;
+	}
 	if ((up[0] == 'F' || up[0] == 'G') && up[1] == 'S' && !up[2]) {
 		reg->cls = SNIPPET_REG_SEG;
 		reg->num = up[0] == 'G';
@@ -97,16 +102,31 @@ static size_t reg_width(const struct snippet_reg *r)
 	case SNIPPET_REG_XMM: return 16;
 	case SNIPPET_REG_YMM: return 32;
 	case SNIPPET_REG_ZMM: return 64;
+	case SNIPPET_REG_GPR: return r->narrow ? 4 : 8;
 	default: return 8;
 	}
 }
 
 /*
- * Hex digits (an optional 0x) to little-endian bytes in out[0..width),
- * sign-extended from the top digit as exegesis does. -1 when malformed or
- * wider than width.
+ * Whether exegesis widens a shorter DEFREG value of this class with its
+ * sign: what it loads through the stack (X86 Target.cpp's ConstantInliner
+ * sign-extends the value to the register's width) does; what it loads with
+ * a MOV of an immediate (general registers, and RSI for the FS/GS
+ * arch_prctl) takes the value's zero extension, and a mask register's
+ * KMOV zero-extends too.
  */
-static int parse_hex_bytes(const char *s, uint8_t *out, size_t width, size_t *ndigits)
+static bool reg_sign_extends(const struct snippet_reg *r)
+{
+	return r->cls == SNIPPET_REG_XMM || r->cls == SNIPPET_REG_YMM ||
+	       r->cls == SNIPPET_REG_ZMM || r->cls == SNIPPET_REG_FLAGS;
+}
+
+/*
+ * Hex digits (an optional 0x) to little-endian bytes in out[0..width),
+ * sign-extended from the top digit when sext, else zero-extended. Leading
+ * zeros past the width are dropped; -1 when malformed or wider than width.
+ */
+static int parse_hex_bytes(const char *s, uint8_t *out, size_t width, bool sext, size_t *ndigits)
 {
 	size_t len;
 
@@ -127,7 +147,7 @@ static int parse_hex_bytes(const char *s, uint8_t *out, size_t width, size_t *nd
 			return -1;
 		out[i / 2] |= (uint8_t)(v << (4 * (i % 2)));
 	}
-	if (bytes_hex_digit((unsigned char)s[0]) & 8) {	/* sign-extend */
+	if (sext && bytes_hex_digit((unsigned char)s[0]) & 8) {
 		if (len % 2)
 			out[len / 2] |= 0xf0;
 		for (size_t i = (len + 1) / 2; i < width; i++)
@@ -178,6 +198,12 @@ static void *grow(void *arr, int n, size_t elem)
 	return realloc(arr, (size_t)(n + 1) * elem);
 }
 
+/* XMMn, YMMn and ZMMn are one register: the class of the widest */
+static enum snippet_reg_class reg_family(enum snippet_reg_class c)
+{
+	return c == SNIPPET_REG_XMM || c == SNIPPET_REG_YMM ? SNIPPET_REG_ZMM : c;
+}
+
 static int ann_defreg(struct parse_ctx *p)
 {
 	struct snippet_defreg d;
@@ -188,11 +214,10 @@ static int ann_defreg(struct parse_ctx *p)
 	memset(&d, 0, sizeof(d));
 	if (snippet_parse_reg(p->fields[0], &d.reg) < 0)
 		return bad(p, "expected a register name (RAX..R15, EAX.., XMM0..31, YMM, ZMM, K0..7, "
-			   "FS, GS)");
-	if (parse_hex_bytes(p->fields[1], d.value, reg_width(&d.reg), NULL) < 0)
+			   "FS, GS, EFLAGS)");
+	if (parse_hex_bytes(p->fields[1], d.value, reg_width(&d.reg), reg_sign_extends(&d.reg),
+			    NULL) < 0)
 		return bad(p, "expected <HEX_VALUE>: hex digits that fit the register");
-	if (d.reg.narrow)
-		memset(d.value + 4, 0, 4);
 	if (d.reg.cls == SNIPPET_REG_SEG) {
 		uint64_t base;
 
@@ -209,10 +234,7 @@ static int ann_defreg(struct parse_ctx *p)
 	for (int i = 0; i < p->s->n_defregs; i++) {
 		struct snippet_reg *o = &p->s->defregs[i].reg;
 
-		/* XMMn, YMMn and ZMMn are one register */
-		if (o->num == d.reg.num && (o->cls == SNIPPET_REG_GPR) == (d.reg.cls == SNIPPET_REG_GPR) &&
-		    (o->cls == SNIPPET_REG_MASK) == (d.reg.cls == SNIPPET_REG_MASK) &&
-		    (o->cls == SNIPPET_REG_SEG) == (d.reg.cls == SNIPPET_REG_SEG))
+		if (o->num == d.reg.num && reg_family(o->cls) == reg_family(d.reg.cls))
 			return bad(p, "the register is already defined");
 	}
 	arr = grow(p->s->defregs, p->s->n_defregs, sizeof(d));
@@ -258,7 +280,7 @@ static int ann_memdef(struct parse_ctx *p)
 			return bad(p, "a memory definition of this name already exists");
 	if (parse_u64(p->fields[1], 10, &size) < 0 || size == 0 || size > MAX_MEMDEF_SIZE)
 		return bad(p, "expected <SIZE>: a decimal number of bytes, 1 to 1073741824");
-	if (parse_hex_bytes(p->fields[2], buf, sizeof(buf), &digits) < 0)
+	if (parse_hex_bytes(p->fields[2], buf, sizeof(buf), false, &digits) < 0)
 		return bad(p, "expected <HEX_VALUE>: up to 128 hex digits");
 	snprintf(d.name, sizeof(d.name), "%s", p->fields[0]);
 	d.size = size;
@@ -466,7 +488,7 @@ void snippet_free(struct snippet *s)
 	free(s->defregs);
 	free(s->liveins);
 	free(s->code);
-	free(s->vec_init);
+	free(s->init_code);
 	free(s->insns);
 	for (int i = 0; i < s->n_llvm_insns; i++)
 		free(s->llvm_insns[i]);
@@ -478,9 +500,47 @@ void snippet_free(struct snippet *s)
 
 /* assembling --------------------------------------------------------------- */
 
-/* The set-up of vector and mask registers, in AT&T syntax. */
-static int vec_init_text(const struct snippet *s, FILE *f)
+/*
+ * The state every snippet starts from, before its DEFREGs: MXCSR and the
+ * x87 control word at Linux's defaults (0x1f80, 0x37f: exceptions masked,
+ * round to nearest; the x87 stack empty), MMX, vector and mask registers
+ * zero, as wide as the CPU and its kernel have them (vzeroall leaves the
+ * upper halves clean; ZMM16-31 are zeroed by a 128-bit EVEX write). The
+ * general registers are zeroed by the generated code (measure.c), and the
+ * flags are set last (init_text).
+ */
+static void start_state_text(FILE *f)
 {
+	const struct cpu_features *c = cpu_features();
+
+	fprintf(f, "subq $8, %%rsp\nmovl $0x1f80, (%%rsp)\nldmxcsr (%%rsp)\naddq $8, %%rsp\n");
+	for (int i = 0; i < 8; i++)
+		fprintf(f, "pxor %%mm%d, %%mm%d\n", i, i);
+	fprintf(f, "fninit\n");
+	if (c->avx512f) {
+		for (int i = 16; i < 32; i++)
+			fprintf(f, "vpxord %%xmm%d, %%xmm%d, %%xmm%d\n", i, i, i);
+		for (int i = 0; i < 8; i++)
+			fprintf(f, "kxorw %%k%d, %%k%d, %%k%d\n", i, i, i);
+	}
+	if (c->avx)
+		fprintf(f, "vzeroall\n");
+	else
+		for (int i = 0; i < 16; i++)
+			fprintf(f, "pxor %%xmm%d, %%xmm%d\n", i, i);
+}
+
+/*
+ * The set-up the generated code runs first (.sbx_init), in AT&T syntax:
+ * the start state, the DEFREGs of vector and mask registers, and last the
+ * flags (DEFREG EFLAGS, else 0x202: every status flag and DF clear; bit 1
+ * is always set, and IF stays as the kernel has it).
+ */
+static int init_text(const struct snippet *s, FILE *f)
+{
+	const struct snippet_defreg *flags = NULL;
+
+	start_state_text(f);
 	for (int i = 0; i < s->n_defregs; i++) {
 		const struct snippet_defreg *d = &s->defregs[i];
 		size_t w = reg_width(&d->reg);
@@ -488,6 +548,10 @@ static int vec_init_text(const struct snippet *s, FILE *f)
 
 		if (d->reg.cls == SNIPPET_REG_GPR || d->reg.cls == SNIPPET_REG_SEG)
 			continue;	/* set by the generated code (measure.c) */
+		if (d->reg.cls == SNIPPET_REG_FLAGS) {
+			flags = d;
+			continue;
+		}
 		if (d->reg.cls == SNIPPET_REG_MASK) {
 			memcpy(&q, d->value, 8);
 			fprintf(f, "movabsq $%#llx, %%rax\nkmovq %%rax, %%k%d\n",
@@ -510,6 +574,14 @@ static int vec_init_text(const struct snippet *s, FILE *f)
 				d->reg.cls == SNIPPET_REG_YMM ? 'y' : 'z', d->reg.num);
 		fprintf(f, "addq $64, %%rsp\n");
 	}
+	if (flags) {
+		uint64_t q;
+
+		memcpy(&q, flags->value, 8);
+		fprintf(f, "movabsq $%#llx, %%rax\npushq %%rax\npopfq\n", (unsigned long long)q);
+	} else {
+		fprintf(f, "pushq $0x202\npopfq\n");
+	}
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -527,7 +599,7 @@ static int write_source(const struct snippet *s, const struct snippet_asm_opts *
 	fwrite(s->text, 1, len, f);
 	fprintf(f, "%s.att_syntax prefix\n.section .sbx_init,\"ax\",@progbits\n",
 		len && s->text[len - 1] == '\n' ? "" : "\n");
-	err = vec_init_text(s, f);
+	err = init_text(s, f);
 	if (fclose(f) != 0 || err)
 		return sbx_error(-EIO, "cannot write '%s'", path);
 	return 0;
@@ -783,7 +855,7 @@ static int read_object(struct snippet *s, const char *obj)
 	if (!err)
 		err = copy_section(text, &s->code, &s->code_size);
 	if (!err && init)
-		err = copy_section(init, &s->vec_init, &s->vec_init_size);
+		err = copy_section(init, &s->init_code, &s->init_size);
 	if (err == -ENOMEM)
 		sbx_error(err, "out of memory");
 out:

@@ -25,6 +25,7 @@ enum snippet_reg_class {
 	SNIPPET_REG_ZMM,	/* 64 bytes */
 	SNIPPET_REG_MASK,	/* k0..k7, 8 bytes */
 	SNIPPET_REG_SEG,	/* the FS (0) and GS (1) segment bases, 8 bytes */
+	SNIPPET_REG_FLAGS,	/* RFLAGS (EFLAGS), 8 bytes, loaded with popfq */
 };
 
 /* x86-64 general register numbers, in encoding order. */
@@ -37,7 +38,11 @@ struct snippet_reg {
 	bool narrow;		/* a 32-bit GPR name: the value is zero-extended from 32 bits */
 };
 
-/* DEFREG: a register and its initial value (little endian, sign-extended to the width). */
+/*
+ * DEFREG: a register and its initial value, little endian, widened as
+ * llvm-exegesis widens it: vector registers and RFLAGS sign-extended from
+ * the top hex digit, general, mask and segment registers zero-extended.
+ */
 struct snippet_defreg {
 	struct snippet_reg reg;
 	char name[16];		/* as written, upper case */
@@ -89,8 +94,9 @@ struct snippet {
 	/* filled by snippet_assemble() */
 	uint8_t *code;			/* the snippet's .text */
 	size_t code_size;
-	uint8_t *vec_init;		/* set-up of vector and mask registers (uses rax, stack) */
-	size_t vec_init_size;
+	uint8_t *init_code;		/* .sbx_init: start state, vector, mask and flag
+				   DEFREGs (uses rax and the stack) */
+	size_t init_size;
 	struct snippet_insn *insns;	/* capstone's decoding; bytes it cannot decode
 					   end it as one ".byte" pseudo-instruction */
 	int n_insns;

@@ -37,7 +37,7 @@ static void test_annotations_both_spellings(void)
 	struct snippet *s;
 	const char *text =
 		"# LLVM-EXEGESIS-DEFREG RAX 1\n"
-		"  #   SBX-DEFREG XMM1 ff\n"		/* sign-extended: all ones */
+		"  #   SBX-DEFREG XMM1 ff\n"		/* a vector register sign-extends: all ones */
 		"// SBX-DEFREG RCX 7f\n"
 		"# LLVM-EXEGESIS-LIVEIN RSI\n"
 		"# LLVM-EXEGESIS-MEM-DEF blk 8192 1234\n"
@@ -94,6 +94,47 @@ static void expect_error(const char *text, const char *msg)
 	CHECK_EQ_STR(sbx_error_msg(), msg);
 }
 
+/* The value's top byte and the next one up, for each class's widening */
+static void check_widened(const char *text, int width, int digits_bytes, uint8_t top, uint8_t above)
+{
+	struct snippet *s;
+
+	CHECK_EQ_INT(snippet_parse("t.s", text, &s), 0);
+	if (!s)
+		return;
+	CHECK_EQ_INT(s->defregs[0].value[digits_bytes - 1], top);
+	for (int i = digits_bytes; i < width; i++)
+		CHECK_EQ_INT(s->defregs[0].value[i], above);
+	snippet_free(s);
+}
+
+/*
+ * llvm-exegesis (X86 Target.cpp setRegTo) loads general registers and the
+ * FS/GS base with a MOV of the value's zero extension and mask registers
+ * with a zero-extending KMOV; vector registers and EFLAGS through the
+ * stack, the value sign-extended to the register's width.
+ */
+static void test_defreg_widening_per_class(void)
+{
+	check_widened("# LLVM-EXEGESIS-DEFREG RSI B\n", 8, 1, 0x0b, 0);
+	check_widened("# LLVM-EXEGESIS-DEFREG RCX 80\n", 8, 1, 0x80, 0);
+	check_widened("# LLVM-EXEGESIS-DEFREG ESI ffffffff\n", 4, 4, 0xff, 0);
+	check_widened("# LLVM-EXEGESIS-DEFREG FS 8000\n", 8, 2, 0x80, 0);
+	check_widened("# LLVM-EXEGESIS-DEFREG K1 80\n", 8, 1, 0x80, 0);
+	check_widened("# LLVM-EXEGESIS-DEFREG XMM1 80\n", 16, 1, 0x80, 0xff);
+	check_widened("# LLVM-EXEGESIS-DEFREG YMM2 f80\n", 32, 2, 0xff, 0xff);
+	check_widened("# LLVM-EXEGESIS-DEFREG ZMM3 080\n", 64, 2, 0x00, 0);
+	check_widened("# LLVM-EXEGESIS-DEFREG EFLAGS 8\n", 8, 1, 0xf8, 0xff);
+	check_widened("# LLVM-EXEGESIS-DEFREG EFLAGS 202\n", 8, 2, 0x02, 0);
+	/* a 32-bit name takes 8 digits at most, as exegesis's MOV32ri */
+	expect_error("# LLVM-EXEGESIS-DEFREG ESI 1ffffffff\n",
+		     "f.s:1: invalid annotation 'LLVM-EXEGESIS-DEFREG ESI 1ffffffff': expected "
+		     "<HEX_VALUE>: hex digits that fit the register");
+	/* EFLAGS and XMM0 are two registers, not one defined twice */
+	check_widened("# LLVM-EXEGESIS-DEFREG EFLAGS 0\n# LLVM-EXEGESIS-DEFREG XMM0 1\n", 8, 1, 0,
+		      0);
+}
+
 static void test_malformed(void)
 {
 	expect_error("nop\n# LLVM-EXEGESIS-DEFREG RAX\n",
@@ -112,7 +153,7 @@ static void test_malformed(void)
 		     "user-space address below 0x7ff000000000");
 	expect_error("# SBX-DEFREG ES 1\n",
 		     "f.s:1: invalid annotation 'SBX-DEFREG ES 1': expected a register name (RAX..R15, "
-		     "EAX.., XMM0..31, YMM, ZMM, K0..7, FS, GS)");
+		     "EAX.., XMM0..31, YMM, ZMM, K0..7, FS, GS, EFLAGS)");
 	expect_error("# SBX-DEFREG RAX 1\n# SBX-DEFREG RAX 2\n",
 		     "f.s:2: invalid annotation 'SBX-DEFREG RAX 2': the register is already defined");
 	expect_error("# SBX-MEM-DEF a 0 1\n",
@@ -174,7 +215,7 @@ static void test_assemble(void)
 	CHECK(s->decoded_all);
 	CHECK_EQ_STR(s->insns[1].text, "imulq %rax, %rax");
 	CHECK_EQ_INT(s->insns[1].offset, 3);
-	CHECK(s->vec_init_size > 0);	/* the XMM1 set-up */
+	CHECK(s->init_size > 0);	/* the XMM1 set-up */
 	snippet_free(s);
 }
 
@@ -182,6 +223,7 @@ static const struct unit_test tests[] = {
 	TEST(test_register_names),
 	TEST(test_annotations_both_spellings),
 	TEST(test_narrow_gpr_zero_extends),
+	TEST(test_defreg_widening_per_class),
 	TEST(test_malformed),
 	TEST(test_insn_at),
 	TEST(test_assemble),
