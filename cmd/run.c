@@ -525,6 +525,8 @@ static void print_json(const char *name, const struct snippet *s,
 		for (int i = 0; s && i < s->n_insns; i++)
 			json_object_array_add(insns, json_object_new_string(s->insns[i].text));
 	json_object_object_add(o, "instructions", insns);
+	/* what the figures are divided by */
+	json_object_object_add(o, "instruction_count", json_object_new_int(s ? s->insn_count : 0));
 	json_object_object_add(o, "repetition_mode",
 			       json_object_new_string(measure_repetition_name(mo->repetition)));
 	json_object_object_add(o, "min_instructions",

@@ -291,7 +291,7 @@ in_range() {
 	assert_equal "$stderr" "sbx run: error: <asm>: timed out after 1 s: in loop mode %r8 counts the trips, and snippet+0x0 (movq \$5, %r8) writes it; name another with LOOP-REGISTER"
 	run -0 sbx run --repetition-mode loop --timeout 5 --asm $'# SBX-LOOP-REGISTER R9\nmovq $5, %r8\naddq %rax, %rax'
 	run -1 --separate-stderr sbx run --asm $'# LLVM-EXEGESIS-FROB x\nnop'
-	assert_equal "$stderr" "sbx run: error: <asm>:1: unknown annotation 'LLVM-EXEGESIS-FROB' (expected DEFREG, LIVEIN, MEM-DEF, MEM-MAP, SNIPPET-ADDRESS or LOOP-REGISTER)"
+	assert_equal "$stderr" "sbx run: error: <asm>:1: unknown annotation 'LLVM-EXEGESIS-FROB' (expected DEFREG, LIVEIN, MEM-DEF, MEM-MAP, SNIPPET-ADDRESS, LOOP-REGISTER or INSTRUCTIONS)"
 }
 
 @test "a batch mixing good and bad snippets measures the good ones and exits 1" {
@@ -602,4 +602,18 @@ movq %fs:0, %r13'
 	run -1 --separate-stderr sbx run --asm '# LLVM-EXEGESIS-DEFREG RSP 10000
 pushq %rax'
 	assert_equal "$stderr" "sbx run: error: <asm>: SIGSEGV at address 0xfff8, snippet+0x0: pushq %rax"
+}
+
+@test "SBX-INSTRUCTIONS: the count values are divided by, checked where capstone decodes the code" {
+	# two adds as bytes: 48 01 c0 = addq %rax, %rax
+	run -0 --separate-stderr sbx run --json --asm $'# SBX-INSTRUCTIONS 2\n.byte 0x48,0x01,0xc0,0x48,0x01,0xc0'
+	assert_output --partial '"instruction_count":2,'
+	local v p
+	v=$(json_value "$output")
+	p=$(grep -o '"per_snippet_value":[-0-9.e+]*' <<< "$output" | cut -d: -f2)
+	in_range "$(awk -v v="$v" -v p="$p" 'BEGIN { print v * 2 / p }')" 0.999 1.001
+	run -1 --separate-stderr sbx run --asm $'# SBX-INSTRUCTIONS 3\n.byte 0x48,0x01,0xc0,0x48,0x01,0xc0'
+	assert_equal "$stderr" "sbx run: error: <asm>: SBX-INSTRUCTIONS says 3 instructions; the code holds 2"
+	run -1 --separate-stderr sbx run --asm $'# SBX-INSTRUCTIONS 0\nnop'
+	assert_equal "$stderr" "sbx run: error: <asm>:1: invalid annotation 'SBX-INSTRUCTIONS 0': expected <COUNT>: a decimal number of instructions, 1 to 1048576"
 }

@@ -248,3 +248,37 @@ doc_value() {
 	python3 -c 'print("---\nmode: latency\nkey:\n  instructions: [" + ", ".join(["ADD64rr RAX RAX RAX"] * 300000) + "]\nassembled_snippet: 4801C04801C0C3\n...")' > many.yaml
 	run -0 --separate-stderr timeout 60 "$SBX" run --benchmark-phase prepare-and-assemble-snippet many.yaml
 }
+
+@test "exegesis YAML: llvm-exegesis 19's loop-mode documents are read (the body's copy, not its jne)" {
+	E=$(exegesis19)
+	cd "$BATS_TEST_TMPDIR"
+	"$E" -mode=latency -opcode-name=ADD64rr,IMUL64rr -repetition-mode=loop \
+		--benchmark-phase=prepare-and-assemble-snippet > loop.yaml 2>/dev/null
+	[ "$(grep -c '^mode:' loop.yaml)" -eq 2 ]
+	run -0 --separate-stderr sbx run --json loop.yaml
+	assert_equal "$stderr" ""
+	# one instruction each, measured as such: 1 cycle and 3
+	[ "$(grep -c '"instruction_count":1,' <<< "$output")" -eq 2 ]
+	in_range "$(sed -n 1p <<< "$output" | grep -o '"value":[-0-9.e+]*' | cut -d: -f2)" 0.6 1.5
+	in_range "$(sed -n 2p <<< "$output" | grep -o '"value":[-0-9.e+]*' | cut -d: -f2)" 2.2 4.5
+	assert_line --partial '"instructions":["addq '
+	assert_line --partial '"instructions":["imulq '
+}
+
+@test "exegesis YAML: a copy's instructions are key.instructions, also where capstone cannot decode them" {
+	E=$(exegesis19)
+	cd "$BATS_TEST_TMPDIR"
+	# AVX-512 mask moves (-mcpu=znver4), which capstone 4 does not decode: two instructions
+	"$E" -mode=latency -mcpu=znver4 -opcode-name=KMOVDkr \
+		--benchmark-phase=prepare-and-assemble-snippet > k.yaml 2>/dev/null
+	[ "$(grep -c "^    - 'KMOV" k.yaml)" -eq 2 ]
+	run -0 --separate-stderr sbx run --benchmark-phase=assemble-measured-code --json k.yaml
+	assert_output --partial '"instruction_count":2,'
+	# where the CPU has them (hardware), value is per_snippet_value / 2
+	grep -qw avx512bw /proc/cpuinfo || return 0
+	run -0 --separate-stderr sbx run --json k.yaml
+	local v p
+	v=$(grep -o '"value":[-0-9.e+]*' <<< "$output" | cut -d: -f2)
+	p=$(grep -o '"per_snippet_value":[-0-9.e+]*' <<< "$output" | cut -d: -f2)
+	in_range "$(awk -v v="$v" -v p="$p" 'BEGIN { print v * 2 / p }')" 0.999 1.001
+}

@@ -518,6 +518,7 @@ static int take_doc(struct exegesis_reader *r, const struct ynode *root, struct 
 			const char *s = scalar(v);
 			char *end;
 
+			d->new_layout = name[0] == 'm';
 			/* read, so counted as a copy would be (an alias may name a long one often) */
 			r->expanded += s ? v->len : 0;
 			if (r->expanded > EXEGESIS_MAX_EXPANDED) {
@@ -827,18 +828,68 @@ static size_t copies_end(const uint8_t *code, size_t size, const int *pushes, in
 }
 
 /*
- * The last copy of the snippet: [*begin, *end) of code. By instructions
- * when capstone decodes all of it; else the shortest period of the bytes
- * before the epilogue.
+ * llvm-exegesis's loop mode ends in "add $-1, %r8; jne BODY" (its loop
+ * counter is always R8): the body, [*body, *body_end), is in [lo, stop).
  */
-static int find_copy(const struct exegesis_doc *d, size_t *begin, size_t *end)
+static bool find_loop(const uint8_t *code, size_t lo, size_t stop, size_t *body, size_t *body_end)
+{
+	static const uint8_t dec_r8[] = { 0x49, 0x83, 0xc0, 0xff };
+	size_t add;
+	long target;
+
+	if (stop >= lo + 6 && code[stop - 2] == 0x75) {		/* jne rel8 */
+		add = stop - 6;
+		target = (long)stop + (int8_t)code[stop - 1];
+	} else if (stop >= lo + 10 && code[stop - 6] == 0x0f && code[stop - 5] == 0x85) {
+		int32_t rel;					/* jne rel32 */
+
+		memcpy(&rel, code + stop - 4, 4);
+		add = stop - 10;
+		target = (long)stop + rel;
+	} else {
+		return false;
+	}
+	if (memcmp(code + add, dec_r8, sizeof(dec_r8)) || target < (long)lo || (size_t)target >= add)
+		return false;
+	*body = (size_t)target;
+	*body_end = add;
+	return true;
+}
+
+/* Whether [b, b + count * len) is count copies of its first len bytes. */
+static bool copies_of(const uint8_t *code, size_t b, size_t len, size_t count)
+{
+	for (size_t i = 1; i < count; i++)
+		if (memcmp(code + b, code + b + i * len, len))
+			return false;
+	return true;
+}
+
+/* The longest copy of an exegesis snippet sbx looks for, in bytes */
+#define MAX_COPY_BYTES	4096
+
+/*
+ * One copy of the snippet, [*begin, *end) of code, and whether it holds
+ * exactly the document's instructions (*whole). What llvm-exegesis 17 and
+ * later write (the documents with min_instructions) is found from the
+ * bytes alone: their assembled_snippet repeats the snippet four times
+ * (4 x its instructions, BenchmarkRunner.cpp), or in loop mode holds a
+ * loop whose body is the snippet twice (a body of 2 x its instructions).
+ * Older documents (num_repetitions) hold 16 instructions, the last copy
+ * cut short, and sbx's own YAML one copy: their last copy is found by
+ * capstone's decoding, else as the shortest period of the bytes before the
+ * epilogue (*whole false: how many instructions that period holds is not
+ * known).
+ */
+static int find_copy(const struct exegesis_doc *d, size_t *begin, size_t *end, bool *whole)
 {
 	csh cs;
 	cs_insn *insn = NULL;
-	size_t count, covered = 0, stop;
+	size_t count, covered = 0, stop, lo = 0, body, body_end;
 	int pushes[16], nr_pushes = 0;
 	size_t n = d->n_instructions;
 
+	*whole = false;
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 		return sbx_error(-ENOMEM, "capstone cannot start");
 	count = cs_disasm(cs, d->code, d->code_size, 0, 0, &insn);
@@ -850,8 +901,36 @@ static int find_copy(const struct exegesis_doc *d, size_t *begin, size_t *end)
 		if (r < 0)
 			break;
 		pushes[nr_pushes++] = r;
+		lo = insn[i].address + insn[i].size;
 	}
 	stop = copies_end(d->code, d->code_size, pushes, nr_pushes);
+	if (find_loop(d->code, lo, stop, &body, &body_end)) {
+		size_t len = body_end - body;
+		/* llvm-exegesis 17 and later unroll the body twice; older ones not */
+		size_t copies = d->new_layout ? 2 : 1;
+
+		cs_free(insn, count);
+		cs_close(&cs);
+		if (len % copies || !copies_of(d->code, body, len / copies, copies))
+			return sbx_error(-EINVAL, "the loop in assembled_snippet is not %zu copies of "
+					 "the snippet", copies);
+		*begin = body;
+		*end = body + len / copies;
+		*whole = true;
+		return 0;
+	}
+	/* the longest copy of which four end at the epilogue (else: sbx's own YAML, one copy) */
+	for (size_t len = (stop - lo) / 4 < MAX_COPY_BYTES ? (stop - lo) / 4 : MAX_COPY_BYTES;
+	     d->new_layout && len > 0; len--) {
+		if (copies_of(d->code, stop - 4 * len, len, 4)) {
+			cs_free(insn, count);
+			cs_close(&cs);
+			*begin = stop - len;
+			*end = stop;
+			*whole = true;
+			return 0;
+		}
+	}
 	if (covered == d->code_size) {
 		size_t last = count;
 
@@ -860,13 +939,14 @@ static int find_copy(const struct exegesis_doc *d, size_t *begin, size_t *end)
 			last--;
 		/* and, where there are two copies, the one before it the same bytes */
 		if (last >= n && insn[last - 1].address + insn[last - 1].size == stop &&
-		    insn[last - n].address >= (nr_pushes ? insn[nr_pushes - 1].address + 1 : 0) &&
+		    insn[last - n].address >= lo &&
 		    (last < 2 * n ||
 		     (stop - insn[last - n].address == insn[last - n].address - insn[last - 2 * n].address &&
 		      !memcmp(d->code + insn[last - 2 * n].address, d->code + insn[last - n].address,
 			      stop - insn[last - n].address)))) {
 			*begin = insn[last - n].address;
 			*end = stop;
+			*whole = true;
 			cs_free(insn, count);
 			cs_close(&cs);
 			return 0;
@@ -906,6 +986,7 @@ int exegesis_doc_snippet(const struct exegesis_doc *d, char **text, char *unset,
 			 size_t unset_len)
 {
 	size_t begin = 0, end = 0, len;
+	bool whole;
 	FILE *f;
 	int err;
 
@@ -916,7 +997,7 @@ int exegesis_doc_snippet(const struct exegesis_doc *d, char **text, char *unset,
 		return sbx_error(-EINVAL, "no assembled_snippet");
 	if (!d->n_instructions)
 		return sbx_error(-EINVAL, "no instructions");
-	err = find_copy(d, &begin, &end);
+	err = find_copy(d, &begin, &end, &whole);
 	if (err)
 		return err;
 	f = open_memstream(text, &len);
@@ -926,6 +1007,9 @@ int exegesis_doc_snippet(const struct exegesis_doc *d, char **text, char *unset,
 	fprintf(f, "# llvm-exegesis: %s%s\n", escape_str(d->instructions[0]),
 		d->n_instructions > 1 ? ", ..." : "");
 	err = defregs(d, f, unset, unset_len);
+	/* the copy holds the document's instructions: values are divided by their number */
+	if (whole)
+		fprintf(f, "# SBX-INSTRUCTIONS %zu\n", d->n_instructions);
 	for (size_t i = begin; !err && i < end; i += 16) {
 		fprintf(f, ".byte ");
 		for (size_t j = i; j < end && j < i + 16; j++)

@@ -39,6 +39,7 @@ struct exegesis_doc {
 	char *cpu_name;			/* "znver5": LLVM's name, analysis mode's model */
 	char *llvm_triple;
 	unsigned long min_instructions;	/* min_instructions or num_repetitions; 0: none */
+	bool new_layout;		/* min_instructions: llvm-exegesis 17 or later wrote it */
 	char *error;			/* "actual measurements skipped." */
 	char *info;
 	uint8_t *code;			/* assembled_snippet: set-up, copies, return */
@@ -79,9 +80,12 @@ void exegesis_doc_release(struct exegesis_doc *d);
  * The snippet sbx measures for d: a DEFREG annotation per register of
  * register_initial_values that sbx sets (sub-registers as their 64-bit
  * register), then one copy of the snippet's code, found in
- * assembled_snippet (the last n_instructions instructions before the
- * epilogue's pops and ret, checked against the copy before them), as
- * .byte lines. MXCSR and FPCW stay at the start state's defaults, which
+ * assembled_snippet (from its bytes: one of the four copies llvm-exegesis
+ * 17 and later write, or of the two in a loop-mode body; for older
+ * documents the last n_instructions instructions before the epilogue's
+ * pops and ret, checked against the copy before them), as .byte lines,
+ * with SBX-INSTRUCTIONS n_instructions where the copy is known to hold
+ * them. MXCSR and FPCW stay at the start state's defaults, which
  * exegesis loads whatever their value; registers sbx does not set (MMX,
  * x87, tile and system registers) are named in unset (comma-separated, ""
  * when none). Returns 0 and a malloc'd *text, or

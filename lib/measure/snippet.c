@@ -380,6 +380,19 @@ static int ann_loopreg(struct parse_ctx *p)
 	return 0;
 }
 
+/* SBX-INSTRUCTIONS: how many instructions code written as .byte holds */
+static int ann_instructions(struct parse_ctx *p)
+{
+	uint64_t n;
+
+	if (p->nf != 1)
+		return bad(p, "expected one parameter <COUNT>");
+	if (parse_u64(p->fields[0], 10, &n) < 0 || n == 0 || n > SNIPPET_MAX_CODE)
+		return bad(p, "expected <COUNT>: a decimal number of instructions, 1 to 1048576");
+	p->s->declared_insns = (int)n;
+	return 0;
+}
+
 static const struct {
 	const char *kind;
 	int (*fn)(struct parse_ctx *p);
@@ -390,6 +403,7 @@ static const struct {
 	{ "MEM-MAP", ann_memmap },
 	{ "SNIPPET-ADDRESS", ann_address },
 	{ "LOOP-REGISTER", ann_loopreg },
+	{ "INSTRUCTIONS", ann_instructions },
 };
 
 /* One line: find an annotation in its comment and apply it. */
@@ -436,7 +450,7 @@ static int parse_line(struct parse_ctx *p, char *line)
 		}
 	}
 	return sbx_error(-EINVAL, "%s:%d: unknown annotation '%s%s' (expected DEFREG, LIVEIN, "
-			 "MEM-DEF, MEM-MAP, SNIPPET-ADDRESS or LOOP-REGISTER)",
+			 "MEM-DEF, MEM-MAP, SNIPPET-ADDRESS, LOOP-REGISTER or INSTRUCTIONS)",
 			 p->name, p->line, p->prefix, word);
 }
 
@@ -999,9 +1013,17 @@ int snippet_assemble(struct snippet *s, const struct snippet_asm_opts *o)
 	if (err)
 		return err;
 	s->insn_count = s->n_insns;
-	/* capstone lacks some instructions (AVX-512 mask moves in capstone 4): count with llvm-mc */
-	if (!s->decoded_all && snippet_llvm_names(s, o->syntax, NULL) == 0 && s->n_llvm_insns > 0)
+	if (s->declared_insns) {
+		/* what the code holds, said where it is bytes (an exegesis document's) */
+		if (s->decoded_all && s->n_insns != s->declared_insns)
+			return sbx_error(-EINVAL, "%s: SBX-INSTRUCTIONS says %d instructions; the code "
+					 "holds %d", s->name, s->declared_insns, s->n_insns);
+		s->insn_count = s->declared_insns;
+	} else if (!s->decoded_all && snippet_llvm_names(s, o->syntax, NULL) == 0 &&
+		   s->n_llvm_insns > 0) {
+		/* capstone lacks some instructions (AVX-512 mask moves in capstone 4): llvm-mc's count */
 		s->insn_count = s->n_llvm_insns;
+	}
 	sbx_error_clear();
 	return 0;
 }

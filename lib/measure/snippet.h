@@ -90,6 +90,7 @@ struct snippet {
 	uint64_t address;		/* SNIPPET-ADDRESS; 0 when none */
 	int address_line;		/* its line */
 	int loop_reg;			/* LOOP-REGISTER, a GPR number; default r8 */
+	int declared_insns;		/* SBX-INSTRUCTIONS; 0 when none */
 
 	/* filled by snippet_assemble() */
 	uint8_t *code;			/* the snippet's .text */
@@ -101,8 +102,9 @@ struct snippet {
 					   end it as one ".byte" pseudo-instruction */
 	int n_insns;
 	int insn_count;			/* instructions, what values are divided by:
-					   capstone's count, or llvm-mc's where capstone
-					   could not decode everything */
+					   SBX-INSTRUCTIONS, else capstone's count, or
+					   llvm-mc's where capstone could not decode
+					   everything */
 	bool decoded_all;		/* capstone decoded every byte */
 
 	/* filled by snippet_llvm_names() */

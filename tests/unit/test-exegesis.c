@@ -111,6 +111,7 @@ static void test_snippet_from_copies(void)
 	CHECK_EQ_STR(s, "# llvm-exegesis: CRC32r64r64 R12 R12 RBP\n"
 			"# LLVM-EXEGESIS-DEFREG RBP 0000000000000000\n"
 			"# LLVM-EXEGESIS-DEFREG R12 0000000000000000\n"
+			"# SBX-INSTRUCTIONS 1\n"
 			".byte 0xf2,0x4c,0x0f,0x38,0xf1,0xe5\n");
 	CHECK_EQ_STR(unset, "");
 	free(s);
@@ -136,16 +137,65 @@ static void test_undecodable_copies(void)
 	free(s);
 }
 
-/* llvm-exegesis's loop mode ends in its loop, not in copies: no snippet, not the loop's jne */
-static void test_no_copies(void)
+/* llvm-exegesis's loop mode ends in its loop, not in copies: the loop's body, not its jne */
+static void test_loop_mode(void)
 {
-	static const char doc[] =
+	/* an older document: the body is one copy */
+	static const char old_doc[] =
 		"---\nmode: latency\nkey:\n  instructions: [ 'ADD64rr RAX RAX RAX' ]\n"
 		"assembled_snippet: 4801C04983C0FF75F7C3\n";
-	char unset[64];
+	/*
+	 * llvm-exegesis 19 -repetition-mode=loop: the counter set, a nop to
+	 * align, two copies in the body, add $-1,%r8; jne; the pops
+	 */
+	static const char new_doc[] =
+		"---\nmode: latency\nkey:\n  instructions: [ 'ADD64rr R15 R15 R12' ]\n"
+		"min_instructions: 10000\n"
+		"assembled_snippet: 4157415449BF000000000000000049BC000000000000000049B80200000000000000"
+		"66666666662E0F1F8400000000004D01E74D01E74983C0FF75F4415C415FC3\n";
+	/* a body of two copies of which the second differs: not what exegesis writes */
+	static const char bad_doc[] =
+		"---\nmode: latency\nkey:\n  instructions: [ 'X' ]\nmin_instructions: 100\n"
+		"assembled_snippet: 4D01E74D01E64983C0FF75F4C3\n";
+	char unset[64], *s;
 
-	CHECK(!snippet_of(doc, 0, unset, sizeof(unset)));
-	CHECK_EQ_STR(sbx_error_msg(), "no copy of the snippet found in assembled_snippet");
+	s = snippet_of(old_doc, 0, unset, sizeof(unset));
+	CHECK_EQ_STR(s, "# llvm-exegesis: ADD64rr RAX RAX RAX\n# SBX-INSTRUCTIONS 1\n"
+			".byte 0x48,0x01,0xc0\n");
+	free(s);
+	s = snippet_of(new_doc, 0, unset, sizeof(unset));
+	CHECK_EQ_STR(s, "# llvm-exegesis: ADD64rr R15 R15 R12\n"
+			"# SBX-INSTRUCTIONS 1\n"
+			".byte 0x4d,0x01,0xe7\n");
+	free(s);
+	CHECK(!snippet_of(bad_doc, 0, unset, sizeof(unset)));
+	CHECK_EQ_STR(sbx_error_msg(), "the loop in assembled_snippet is not 2 copies of the snippet");
+}
+
+/*
+ * llvm-exegesis 19's KMOVDkr K5 R13D; KMOVBrk_EVEX ECX K5 (-mcpu=znver4), which
+ * capstone 4 cannot decode: one of the four copies, two instructions
+ */
+static void test_copies_from_bytes(void)
+{
+	static const char doc[] =
+		"---\nmode: latency\nkey:\n  instructions:\n    - 'KMOVDkr K5 R13D'\n"
+		"    - 'KMOVBrk_EVEX ECX K5'\nmin_instructions: 10000\n"
+		"assembled_snippet: 415541BD00000000C4C17B92ED62F17D0893CDC4C17B92ED62F17D0893CDC4C17B92ED"
+		"62F17D0893CDC4C17B92ED62F17D0893CD415DC3\n";
+	/* two alike instructions: the copy is both (eight alike in a row), not one */
+	static const char twice[] =
+		"---\nmode: latency\nkey:\n  instructions: [ 'NOP', 'NOP' ]\nmin_instructions: 10000\n"
+		"assembled_snippet: 9090909090909090C3\n";
+	char unset[64], *s;
+
+	s = snippet_of(doc, 0, unset, sizeof(unset));
+	CHECK_EQ_STR(s, "# llvm-exegesis: KMOVDkr K5 R13D, ...\n# SBX-INSTRUCTIONS 2\n"
+			".byte 0xc4,0xc1,0x7b,0x92,0xed,0x62,0xf1,0x7d,0x08,0x93,0xcd\n");
+	free(s);
+	s = snippet_of(twice, 0, unset, sizeof(unset));
+	CHECK_EQ_STR(s, "# llvm-exegesis: NOP, ...\n# SBX-INSTRUCTIONS 2\n.byte 0x90,0x90\n");
+	free(s);
 }
 
 static void test_register_values(void)
@@ -169,6 +219,7 @@ static void test_register_values(void)
 			"# LLVM-EXEGESIS-DEFREG RCX 0000000080000000\n"
 			"# LLVM-EXEGESIS-DEFREG R9 000000000000007f\n"
 			"# LLVM-EXEGESIS-DEFREG EFLAGS 0000000000000246\n"
+			"# SBX-INSTRUCTIONS 2\n"
 			".byte 0x90,0x90\n");
 	/* MXCSR and FPCW: at exegesis's defaults, which sbx's start state has */
 	CHECK_EQ_STR(unset, "MM0");
@@ -230,7 +281,8 @@ static const struct unit_test tests[] = {
 	TEST(test_reader_fields),
 	TEST(test_snippet_from_copies),
 	TEST(test_undecodable_copies),
-	TEST(test_no_copies),
+	TEST(test_loop_mode),
+	TEST(test_copies_from_bytes),
 	TEST(test_register_values),
 	TEST(test_bad_input),
 	TEST(test_looks),
