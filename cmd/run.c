@@ -17,6 +17,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "builtin.h"
@@ -213,18 +214,63 @@ struct run_cfg {
 	char *generator_args[8];	/* --mcpu=... and the like, for llvm-exegesis */
 	int n_generator_args;
 	int progress_len;	/* of the progress line shown, 0: none */
+	struct tally {		/* a sweep's documents so far */
+		unsigned long done, total;	/* total: 0 when not known (a pipe) */
+		unsigned long measured;
+		unsigned long failed[MEASURE_FAIL_OTHER + 1];	/* by measure_failure */
+		double start;	/* CLOCK_MONOTONIC seconds */
+	} tally;
 	int text_header_done;
 	int name_width;		/* of the SNIPPET column */
 };
 
-/* A sweep's progress on a terminal: one line, redrawn. */
-static void progress(struct run_cfg *c, unsigned long done, unsigned long failed,
-		     const char *label)
+static double now_s(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* What the failures of a tally were, "; 3 not on this CPU, 1 crashed", into buf */
+static void tally_text(const struct tally *t, char *buf, size_t len)
+{
+	static const char *const names[] = {
+		[MEASURE_FAIL_UNSUPPORTED] = "not on this CPU",
+		[MEASURE_FAIL_PRIVILEGED] = "privileged",
+		[MEASURE_FAIL_CRASHED] = "crashed",
+		[MEASURE_FAIL_TIMEOUT] = "timed out",
+		[MEASURE_FAIL_REFUSED] = "not run (they write the loop counter)",
+		[MEASURE_FAIL_OTHER] = "failed otherwise",
+	};
+	size_t used = (size_t)snprintf(buf, len, "%lu measured", t->measured);
+
+	for (int i = MEASURE_FAIL_UNSUPPORTED; i <= MEASURE_FAIL_OTHER && used < len; i++)
+		if (t->failed[i])
+			used += (size_t)snprintf(buf + used, len - used, ", %lu %s", t->failed[i],
+						 names[i]);
+}
+
+/* A sweep's progress on a terminal: one line, redrawn. */
+static void progress(struct run_cfg *c, const char *label)
+{
+	const struct tally *t = &c->tally;
+	char what[256], eta[32] = "";
+
 	if (!c->progress)
 		return;
-	c->progress_len = fprintf(stderr, "\r\033[Ksbx run: %lu measured, %lu failed: %.50s", done,
-				  failed, label);
+	tally_text(t, what, sizeof(what));
+	if (t->total > t->done && t->done) {
+		double left = (now_s() - t->start) / (double)t->done * (double)(t->total - t->done);
+
+		snprintf(eta, sizeof(eta), ", %.0fm%02.0fs left", floor(left / 60), fmod(left, 60));
+	}
+	if (t->total)
+		c->progress_len = fprintf(stderr, "\r\033[Ksbx run: %lu/%lu: %s%s: %.40s", t->done,
+					  t->total, what, eta, label);
+	else
+		c->progress_len = fprintf(stderr, "\r\033[Ksbx run: %lu done: %s: %.40s", t->done,
+					  what, label);
 	fflush(stderr);
 }
 
@@ -645,6 +691,13 @@ static int measure_text(const char *name, const char *text, const struct exegesi
 	if (!err[0] && r.tsc_per_cycle > 0 && fabs(r.drift) > 0.02)
 		warning("%s: the TSC calibration drifted by %+.1f%% during the run; the figures "
 			"may be off (frequency scaling?)", name, 100 * r.drift);
+	if (doc) {	/* a sweep's tally */
+		c->tally.done++;
+		if (!err[0])
+			c->tally.measured++;
+		else
+			c->tally.failed[e == 0 && r.error[0] ? r.failure : MEASURE_FAIL_OTHER]++;
+	}
 	if (err[0] && doc)	/* on standard error, named by its place */
 		error("%s: %s", where, err);
 	else if (err[0])
@@ -716,8 +769,12 @@ static int run_yaml(FILE *f, const char *name, struct run_cfg *c, unsigned long 
 	struct exegesis_doc d;
 	unsigned long done = 0, bad = 0;
 	int ret, failed = 0;
+	char sum[512];
 
 	*n_docs = 0;
+	c->tally.done = c->tally.measured = 0;
+	memset(c->tally.failed, 0, sizeof(c->tally.failed));
+	c->tally.start = now_s();
 	if (!rd)
 		return error("out of memory");
 	/* a signal ends even the parse of a hostile stream at once */
@@ -733,8 +790,11 @@ static int run_yaml(FILE *f, const char *name, struct run_cfg *c, unsigned long 
 				break;
 			}
 			progress_clear(c);
-			if (ret != -EINTR)	/* a signal: said by the exit status */
+			if (ret != -EINTR) {	/* a signal: said by the exit status */
 				failed = error("%s", sbx_error_msg());
+				c->tally.done++;
+				c->tally.failed[MEASURE_FAIL_OTHER]++;
+			}
 			continue;	/* a syntax error ends the stream: the next call says 0 */
 		}
 		label = doc_label(&d);
@@ -747,7 +807,7 @@ static int run_yaml(FILE *f, const char *name, struct run_cfg *c, unsigned long 
 			failed = error("out of memory");
 			break;
 		}
-		progress(c, done, bad, label);
+		progress(c, label);
 		/* no snippet found in it: that document's error */
 		if (exegesis_doc_snippet(&d, &text, unset, sizeof(unset)) < 0)
 			unset[0] = 0;
@@ -764,6 +824,11 @@ static int run_yaml(FILE *f, const char *name, struct run_cfg *c, unsigned long 
 	progress_clear(c);
 	exegesis_reader_free(rd);
 	*n_docs = done;
+	/* a sweep's closing line, where some failed or progress was shown: what became of it */
+	if (c->tally.done > 1 && (c->tally.measured < c->tally.done || c->progress)) {
+		tally_text(&c->tally, sum, sizeof(sum));
+		fprintf(stderr, "sbx run: %s: %lu documents: %s\n", name, c->tally.done, sum);
+	}
 	return failed || bad ? 1 : 0;
 }
 
@@ -797,6 +862,37 @@ static int peek_close(void *cookie)
 		fclose(p->f);
 	free(p);
 	return 0;
+}
+
+/*
+ * The documents of a YAML file (its "---" lines), for a sweep's progress;
+ * 0 for what is not a regular file (a FIFO is read once, by the sweep).
+ */
+static unsigned long count_documents(const char *path)
+{
+	unsigned long n = 0;
+	char line[64];
+	bool at_start = true;
+	struct stat st;
+	FILE *f;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		size_t l = strlen(line);
+
+		if (at_start && !strncmp(line, "---", 3) && (line[3] == '\n' || line[3] == ' ' ||
+							    line[3] == '\r' || !line[3]))
+			n++;
+		at_start = l && line[l - 1] == '\n';
+	}
+	fclose(f);
+	return n;
 }
 
 /* Assemble and measure one input (a YAML stream: each of its documents); 0 when all was measured, 1 when not. */
@@ -836,6 +932,7 @@ static int run_one(const struct input *in, struct run_cfg *c)
 	if (c->input_yaml || (!c->input_asm && exegesis_yaml_looks(p->head))) {
 		unsigned long n;
 
+		c->tally.total = strcmp(in->name, "-") ? count_documents(in->name) : 0;
 		ret = run_yaml(f, in->name, c, &n);
 		fclose(f);
 		if (!n && !ret && !stop_signal)
@@ -925,6 +1022,7 @@ static int run_opcodes(struct run_cfg *c, const char *exegesis, const char *sele
 			err = sbx_error_errno(-errno, "cannot read llvm-exegesis's output");
 		if (in) {
 			c->generator_runs = true;
+			c->tally.total = 0;	/* as many as it generates */
 			ret = run_yaml(in, "llvm-exegesis", c, &n);
 			c->generator_runs = false;
 			fclose(in);	/* stopped early: llvm-exegesis gets EPIPE */

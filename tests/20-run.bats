@@ -286,9 +286,10 @@ in_range() {
 	run -1 --separate-stderr sbx run --asm $'# SBX-MEM-DEF a 4096 1\n# SBX-MEM-MAP a 140668768878592\nnop'
 	assert_regex "$stderr" "invalid annotation 'SBX-MEM-MAP a 140668768878592'"
 	run -0 --separate-stderr sbx run --asm $'# SBX-MEM-DEF a 4096 1\n# SBX-MEM-MAP a 140668768874496\nnop'
-	# loop mode counts trips in %r8: a snippet that writes it never ends, and is told why
-	run -1 --separate-stderr sbx run --repetition-mode loop --timeout 1 --asm $'movq $5, %r8\naddq %rax, %rax'
-	assert_equal "$stderr" "sbx run: error: <asm>: timed out after 1 s: in loop mode %r8 counts the trips, and snippet+0x0 (movq \$5, %r8) writes it; name another with LOOP-REGISTER"
+	# loop mode counts trips in %r8: a snippet that writes it would never end: not run, told why
+	# (a --timeout of a day: waiting it out would fail the test)
+	run -1 --separate-stderr timeout 60 "$SBX" run --repetition-mode loop --timeout 86400 --asm $'movq $5, %r8\naddq %rax, %rax'
+	assert_equal "$stderr" "sbx run: error: <asm>: not run: in loop mode %r8 counts the trips, and snippet+0x0 (movq \$5, %r8) writes it; name another with LOOP-REGISTER"
 	run -0 sbx run --repetition-mode loop --timeout 5 --asm $'# SBX-LOOP-REGISTER R9\nmovq $5, %r8\naddq %rax, %rax'
 	run -1 --separate-stderr sbx run --asm $'# LLVM-EXEGESIS-FROB x\nnop'
 	assert_equal "$stderr" "sbx run: error: <asm>:1: unknown annotation 'LLVM-EXEGESIS-FROB' (expected DEFREG, LIVEIN, MEM-DEF, MEM-MAP, SNIPPET-ADDRESS, LOOP-REGISTER or INSTRUCTIONS)"
@@ -616,4 +617,23 @@ pushq %rax'
 	assert_equal "$stderr" "sbx run: error: <asm>: SBX-INSTRUCTIONS says 3 instructions; the code holds 2"
 	run -1 --separate-stderr sbx run --asm $'# SBX-INSTRUCTIONS 0\nnop'
 	assert_equal "$stderr" "sbx run: error: <asm>:1: invalid annotation 'SBX-INSTRUCTIONS 0': expected <COUNT>: a decimal number of instructions, 1 to 1048576"
+}
+
+@test "what cannot run says why: privileged instructions, instructions this CPU lacks" {
+	run -1 --separate-stderr sbx run --asm hlt --asm 'inb $0x80, %al' --asm 'movq %cr0, %rax'
+	assert_equal "${stderr_lines[0]}" "sbx run: error: <asm: hlt>: a privileged instruction, which only the kernel may run: SIGSEGV, snippet+0x0: hlt"
+	assert_equal "${stderr_lines[1]}" "sbx run: error: <asm: inb \$0x80, %al>: a privileged instruction, which only the kernel may run: SIGSEGV, snippet+0x0: inb \$0x80, %al"
+	assert_equal "${stderr_lines[2]}" "sbx run: error: <asm: movq %cr0, %rax>: a privileged instruction, which only the kernel may run: SIGSEGV, snippet+0x0: movq %cr0, %rax"
+	# ud2 is undefined on purpose: no feature named
+	run -1 --separate-stderr sbx run --asm ud2
+	assert_regex "$stderr" '^sbx run: error: <asm>: SIGILL at address 0x[0-9a-f]+, snippet\+0x0: ud2$'
+	# APX's REX2 (addl %eax, %r16d) and an EVEX form, where the CPU lacks them (hardware)
+	if ! grep -qw apx_f /proc/cpuinfo; then
+		run -1 --separate-stderr sbx run --asm '.byte 0xd5,0x10,0x01,0xc0'
+		assert_regex "$stderr" '^sbx run: error: <asm>: this CPU lacks the instruction, which needs APX \(a REX2 prefix\): SIGILL at address 0x[0-9a-f]+, snippet\+0x0: '
+	fi
+	if ! grep -qw avx512f /proc/cpuinfo; then
+		run -1 --separate-stderr sbx run --asm 'vpaddd %zmm1, %zmm2, %zmm3'
+		assert_regex "$stderr" '^sbx run: error: <asm>: this CPU lacks the instruction, which needs AVX-512 \(an EVEX form\): SIGILL at address 0x[0-9a-f]+, snippet\+0x0: vpaddd %zmm1, %zmm2, %zmm3$'
+	fi
 }

@@ -54,7 +54,9 @@ doc_value() {
 	[[ ${stderr_lines[0]} =~ ^"sbx run: error: $EX/snippets.yaml:107: TRAP: SIGILL at address" ]]
 	[[ ${stderr_lines[1]} == "sbx run: error: $EX/snippets.yaml:122: ADD64rr R12 R12 RAX: --mode uops counts the PMU's retired micro-ops"* ]]
 	assert_equal "${stderr_lines[2]}" "sbx run: error: $EX/snippets.yaml:137: not an llvm-exegesis benchmark: no mode"
-	[ "${#stderr_lines[@]}" -eq 3 ]
+	# and the closing line: what became of the documents, by reason
+	assert_equal "${stderr_lines[3]}" "sbx run: $EX/snippets.yaml: 8 documents: 5 measured, 1 crashed, 2 failed otherwise"
+	[ "${#stderr_lines[@]}" -eq 4 ]
 }
 
 @test "exegesis YAML: llvm-exegesis 19's analysis mode reads what sbx writes, clusters and sched classes" {
@@ -173,17 +175,18 @@ doc_value() {
 	{ cat alias.yaml; echo "$good"; } > a.yaml
 	run -1 --separate-stderr timeout 60 "$SBX" run --format json a.yaml
 	drop_drift_warnings
-	assert_equal "${stderr_lines[*]}" "sbx run: error: a.yaml:2: key: its aliases expand the document past 16 MiB"
+	assert_equal "${stderr_lines[*]}" "sbx run: error: a.yaml:2: key: its aliases expand the document past 16 MiB sbx run: a.yaml: 2 documents: 1 measured, 1 failed otherwise"
 	assert_equal "${#lines[@]}" 1
 	assert_regex "${lines[0]}" '"value":'
 	{ cat code.yaml; echo "$good"; } > c.yaml
 	run -1 --separate-stderr timeout 60 "$SBX" run --format json c.yaml
 	drop_drift_warnings
-	assert_equal "${stderr_lines[*]}" "sbx run: error: c.yaml:2: assembled_snippet: more than 4 MiB of code"
+	assert_equal "${stderr_lines[*]}" "sbx run: error: c.yaml:2: assembled_snippet: more than 4 MiB of code sbx run: c.yaml: 2 documents: 1 measured, 1 failed otherwise"
 	assert_equal "${#lines[@]}" 1
 	run -0 --separate-stderr timeout 60 "$SBX" run --benchmark-phase prepare-and-assemble-snippet anchors.yaml
 	assert_line --regexp '^  instructions:'
 	# too long, too deep or too big to read on: the stream ends there, with what came before it measured
+	local closing="sbx run: s.yaml: 2 documents: 1 measured, 1 failed otherwise"
 	for f in long deep nodes; do
 		{ echo "$good"; cat $f.yaml; echo "$good"; } > s.yaml
 		run -1 --separate-stderr timeout 60 "$SBX" run --format json s.yaml
@@ -191,9 +194,9 @@ doc_value() {
 		drop_drift_warnings
 		stderr=${stderr_lines[*]}
 		case $f in
-		long) assert_equal "$stderr" "sbx run: error: s.yaml: a document of more than 16 MiB (llvm-exegesis writes a few KiB)" ;;
-		deep) assert_equal "$stderr" "sbx run: error: s.yaml:21: nested more than 32 levels deep (llvm-exegesis writes 3)" ;;
-		nodes) assert_equal "$stderr" "sbx run: error: s.yaml:21: more than 1048576 nodes in one document (llvm-exegesis writes a few dozen)" ;;
+		long) assert_equal "$stderr" "sbx run: error: s.yaml: a document of more than 16 MiB (llvm-exegesis writes a few KiB) $closing" ;;
+		deep) assert_equal "$stderr" "sbx run: error: s.yaml:21: nested more than 32 levels deep (llvm-exegesis writes 3) $closing" ;;
+		nodes) assert_equal "$stderr" "sbx run: error: s.yaml:21: more than 1048576 nodes in one document (llvm-exegesis writes a few dozen) $closing" ;;
 		esac
 	done
 }
@@ -281,4 +284,21 @@ doc_value() {
 	v=$(grep -o '"value":[-0-9.e+]*' <<< "$output" | cut -d: -f2)
 	p=$(grep -o '"per_snippet_value":[-0-9.e+]*' <<< "$output" | cut -d: -f2)
 	in_range "$(awk -v v="$v" -v p="$p" 'BEGIN { print v * 2 / p }')" 0.999 1.001
+}
+
+@test "exegesis YAML: a sweep's closing line sums up what became of its documents, by reason" {
+	grep -qw apx_f /proc/cpuinfo && skip "hardware: this CPU has APX"
+	E=$(exegesis19)
+	cd "$BATS_TEST_TMPDIR"
+	# an APX form (ADC32ri_ND) this CPU lacks, and one that runs
+	"$E" -mode=latency -opcode-name=ADC32ri_ND,ADD64rr \
+		--benchmark-phase=prepare-and-assemble-snippet > s.yaml 2>/dev/null
+	[ "$(grep -c '^mode:' s.yaml)" -eq 2 ]
+	run -1 --separate-stderr sbx run --format json s.yaml
+	drop_drift_warnings
+	assert_regex "${stderr_lines[0]}" "^sbx run: error: s.yaml:2: ADC32ri_ND [^:]*: this CPU lacks the instruction, which needs APX \(an EVEX-promoted form: _EVEX, _ND, _NF\): SIGILL"
+	assert_equal "${stderr_lines[1]}" "sbx run: s.yaml: 2 documents: 1 measured, 1 not on this CPU"
+	# with --measurements-print-progress, done/total on the way and the line at the end
+	run -1 --separate-stderr sbx run --measurements-print-progress --format json s.yaml
+	assert_regex "$stderr" 'sbx run: 1/2: 0 measured, 1 not on this CPU, 0m[0-9]{2}s left: ADD64rr'
 }

@@ -761,15 +761,77 @@ static const struct snippet_insn *writes_gpr(const struct snippet *s, int reg)
 	return NULL;
 }
 
-/* Describe a failed child, with the faulting instruction when it is ours. */
-static void describe_failure(const struct snippet *s, const struct shared *sh,
-			     const struct workload_status *st, double timeout,
-			     enum measure_repetition rep, char *buf, size_t len)
+/*
+ * What an instruction that raised SIGILL needs, from its encoding: APX
+ * (REX2, or EVEX map 4: the _EVEX, _ND and _NF forms), AVX-512 (EVEX),
+ * AVX (VEX); NULL when the bytes do not tell, or for UD0/UD1/UD2, which
+ * are undefined on purpose.
+ */
+static const char *missing_feature(const uint8_t *p, size_t n)
 {
+	const struct cpu_features *c = cpu_features();
+	size_t i = 0;
+
+	/* legacy prefixes, then REX */
+	while (i < n && (p[i] == 0x66 || p[i] == 0x67 || p[i] == 0xf2 || p[i] == 0xf3 ||
+			 p[i] == 0xf0 || p[i] == 0x2e || p[i] == 0x3e || p[i] == 0x26 ||
+			 p[i] == 0x36 || p[i] == 0x64 || p[i] == 0x65))
+		i++;
+	if (i < n && (p[i] & 0xf0) == 0x40)
+		i++;
+	if (i >= n)
+		return NULL;
+	if (p[i] == 0xd5)
+		return "APX (a REX2 prefix)";
+	if (p[i] == 0x62 && i + 1 < n) {
+		if ((p[i + 1] & 7) == 4)
+			return "APX (an EVEX-promoted form: _EVEX, _ND, _NF)";
+		return c->avx512f ? "an AVX-512 or AVX10 extension" : "AVX-512 (an EVEX form)";
+	}
+	if (p[i] == 0xc4 || p[i] == 0xc5)
+		return c->avx ? "a VEX-encoded extension (AVX-VNNI, AVX-IFMA, AMX, ...)" :
+				"AVX (a VEX form)";
+	if (p[i] == 0x0f && i + 1 < n && (p[i + 1] == 0x0b || p[i + 1] == 0xb9 || p[i + 1] == 0xff))
+		return NULL;	/* ud2, ud1, ud0 */
+	return "an extension";
+}
+
+/* Whether capstone's text is of an instruction only the kernel (CPL 0) may run. */
+static bool is_privileged(const char *text)
+{
+	static const char *const names[] = {
+		"hlt", "cli", "sti", "in", "inb", "inw", "inl", "insb", "insw", "insl", "insd",
+		"out", "outb", "outw", "outl", "outsb", "outsw", "outsl", "outsd", "rdmsr",
+		"wrmsr", "lgdt", "lidt", "lldt", "ltr", "lmsw", "clts", "invd", "wbinvd",
+		"invlpg", "invpcid", "swapgs", "sysretq", "sysretl", "sysret", "sysexit",
+		"monitor", "mwait", "xsetbv", "wrmsrns", "rdmsrlist", "wrmsrlist", "invlpga",
+		"vmcall", "vmmcall", "hreset", "uiret", "senduipi",
+	};
+	size_t l = strcspn(text, " ");
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == l && !strncmp(text, names[i], l))
+			return true;
+	/* mov to or from a control or debug register */
+	return !strncmp(text, "mov", 3) && (strstr(text, "%cr") || strstr(text, "%db") ||
+					    strstr(text, "%dr"));
+}
+
+/*
+ * Describe a failed child, with the faulting instruction when it is ours;
+ * the failure's class.
+ */
+static enum measure_failure describe_failure(const struct snippet *s, const struct shared *sh,
+					     const struct workload_status *st, double timeout,
+					     enum measure_repetition rep, char *buf, size_t len)
+{
+	enum measure_failure why = MEASURE_FAIL_CRASHED;
 	unsigned long ip = st->fault_ip;
 	size_t used;
 
 	workload_status_describe(st, timeout, buf, len);
+	if (st->timed_out)
+		why = MEASURE_FAIL_TIMEOUT;
 	if (st->timed_out && rep == MEASURE_LOOP) {
 		/* the loop counts down a register: a snippet that writes it loops for ever */
 		const struct snippet_insn *in = writes_gpr(s, s->loop_reg);
@@ -783,10 +845,10 @@ static void describe_failure(const struct snippet *s, const struct shared *sh,
 		else
 			snprintf(buf + used, len - used, " (in loop mode %%%s counts the trips: "
 				 "does the snippet change it? LOOP-REGISTER names another)", r);
-		return;
+		return why;
 	}
 	if (!st->signaled || st->signo == SIGKILL)
-		return;
+		return why;
 	used = strlen(buf);
 	/* a system call stops with rip after the 2-byte syscall instruction */
 	if (st->signo == SIGSYS && ip >= 2)
@@ -801,9 +863,26 @@ static void describe_failure(const struct snippet *s, const struct shared *sh,
 		/* a kernel without IA-32 emulation (CONFIG_IA32_EMULATION off, or
 		   ia32_emulation=0 on 6.7 and later) answers int $0x80 with a #GP:
 		   SIGSEGV at 0, before any seccomp filter sees a call */
-		if (in && st->signo == SIGSEGV && is_int80(in->text))
+		if (in && st->signo == SIGSEGV && is_int80(in->text)) {
 			snprintf(buf, len, "a 32-bit system call (int $0x80), which this kernel "
 				 "does not run (no IA-32 emulation): SIGSEGV");
+		} else if (in && (st->signo == SIGSEGV || st->signo == SIGBUS) &&
+			   st->fault_addr == 0 && is_privileged(in->text)) {
+			/* a #GP: the kernel gives no address */
+			snprintf(buf, len, "a privileged instruction, which only the kernel may run: %s",
+				 workload_signal_name(st->signo, (char[32]){ 0 }, 32));
+			why = MEASURE_FAIL_PRIVILEGED;
+		} else if (st->signo == SIGILL) {
+			const char *f = in ? missing_feature(s->code + in->offset,
+							     s->code_size - in->offset) : NULL;
+			char tail[256];
+
+			if (f) {
+				snprintf(tail, sizeof(tail), "%s", buf);
+				snprintf(buf, len, "this CPU lacks the instruction, which needs %s: %s", f, tail);
+			}
+			why = f ? MEASURE_FAIL_UNSUPPORTED : MEASURE_FAIL_CRASHED;
+		}
 		used = strlen(buf);
 		snprintf(buf + used, len - used, ", snippet+0x%zx%s%s", off, in ? ": " : "",
 			 in ? in->text : "");
@@ -812,6 +891,7 @@ static void describe_failure(const struct snippet *s, const struct shared *sh,
 	} else if (ip) {
 		snprintf(buf + used, len - used, ", rip %#lx outside the snippet", ip);
 	}
+	return why;
 }
 
 /* What an event counts in: task-clock and cpu-clock count nanoseconds. */
@@ -993,7 +1073,8 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 		goto out;
 	}
 	if (!(st.exited && st.exit_code == 0 && sh->done)) {
-		describe_failure(s, sh, &st, o->timeout_s, rep, r->error, sizeof(r->error));
+		r->failure = describe_failure(s, sh, &st, o->timeout_s, rep, r->error,
+					      sizeof(r->error));
 		goto out;
 	}
 	if (sh->multiplexed) {
@@ -1095,7 +1176,16 @@ static int measure_checked(const struct snippet *s, const struct measure_opts *o
 	int attempts = !check ? 1 : first ? 2 : 3;
 	struct measure_result best, t;
 	int err = 0, done = 0;
+	const struct snippet_insn *in;
 
+	/* a snippet that writes the loop counter would loop until the timeout */
+	if (rep == MEASURE_LOOP && (in = writes_gpr(s, s->loop_reg))) {
+		snprintf(r->error, sizeof(r->error), "not run: in loop mode %%%s counts the trips, "
+			 "and snippet+0x%x (%s) writes it; name another with LOOP-REGISTER",
+			 gpr_names[s->loop_reg][0], in->offset, in->text);
+		r->failure = MEASURE_FAIL_REFUSED;
+		return 0;
+	}
 	for (int i = 0; i < attempts; i++, done++) {
 		memset(&t, 0, sizeof(t));
 		snprintf(t.counter, sizeof(t.counter), "%s", r->counter);
@@ -1195,11 +1285,17 @@ static int measure_uops(const struct snippet *s, const struct measure_opts *o,
 int measure_snippet(const struct snippet *s, const struct measure_opts *o,
 		    struct measure_result *r)
 {
+	int err;
+
 	if (o->mode == MEASURE_UOPS) {
 		memset(r, 0, sizeof(*r));
-		return measure_uops(s, o, r);
+		err = measure_uops(s, o, r);
+	} else {
+		err = measure_modes(s, o, r);
 	}
-	return measure_modes(s, o, r);
+	if (r->error[0] && r->failure == MEASURE_FAIL_NONE)
+		r->failure = MEASURE_FAIL_OTHER;
+	return err;
 }
 
 static int measure_modes(const struct snippet *s, const struct measure_opts *o,
@@ -1274,6 +1370,7 @@ static int measure_modes(const struct snippet *s, const struct measure_opts *o,
 			return err;
 		if (loop.error[0]) {
 			snprintf(r->error, sizeof(r->error), "%s", loop.error);
+			r->failure = loop.failure;
 			r->status = loop.status;
 			r->n_values = 0;
 			return 0;

@@ -84,10 +84,22 @@ struct measure_value {
 					   other values were measured; value is NaN */
 };
 
+/* Why a snippet was not measured, for a sweep's tally */
+enum measure_failure {
+	MEASURE_FAIL_NONE,
+	MEASURE_FAIL_UNSUPPORTED,	/* SIGILL: this CPU lacks the instruction */
+	MEASURE_FAIL_PRIVILEGED,	/* an instruction only the kernel may run */
+	MEASURE_FAIL_CRASHED,		/* another signal, or an exit */
+	MEASURE_FAIL_TIMEOUT,		/* --timeout ran out */
+	MEASURE_FAIL_REFUSED,		/* not run: it could not end (it writes the loop counter) */
+	MEASURE_FAIL_OTHER,		/* the harness, a bad report, a counter */
+};
+
 struct measure_result {
 	/* "" on success, else why the snippet failed, e.g.
 	   "SIGSEGV at address 0x10, snippet+0x3: movq (%rbx), %rax" */
 	char error[512];
+	enum measure_failure failure;	/* its class, when error is set */
 	struct workload_status status;	/* how the (failed) child ended */
 	char counter[32];		/* "cycles", "tsc-cycles" or "task-clock" */
 	char unit[16];			/* "cycles" or "ns" */
