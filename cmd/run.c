@@ -25,7 +25,7 @@
 #include "util/error.h"
 #include "util/escape.h"
 #include "util/output.h"
-#include "util/sysinfo.h"
+#include "measure/cpu-name.h"
 #include "measure/contain.h"
 #include "measure/exegesis.h"
 #include "measure/measure.h"
@@ -347,12 +347,10 @@ static void yaml_str(const char *key, const char *v)
 	fprintf(results, "%c\n", escape ? '"' : '\'');
 }
 
+/* LLVM's name of this CPU ("znver3"), the scheduling model exegesis's analysis mode loads */
 static void cpu_name(char *buf, size_t len)
 {
-	char *name = sysinfo_cpuinfo("model name", false);
-
-	snprintf(buf, len, "%s", name ? name : "unknown");
-	free(name);
+	snprintf(buf, len, "%s", cpu_llvm_name());
 }
 
 static void reg_value_text(const struct snippet_defreg *d, char *buf, size_t len)
@@ -369,6 +367,19 @@ static void reg_value_text(const struct snippet_defreg *d, char *buf, size_t len
 		used += (size_t)snprintf(buf + used, len - used, "%02x", d->value[i]);
 }
 
+/* ", +-0.2%" after the first figure; ", +-1.8%: unsteady" where it stayed wide */
+static const char *uncertainty_text(const struct measure_result *r, char *buf, size_t len)
+{
+	double u = r->values[0].uncertainty;
+
+	if (!isfinite(u))
+		snprintf(buf, len, ", unsteady: no figure to trust");
+	else
+		snprintf(buf, len, ", +-%.*f%%%s", u < 0.1 ? 1 : 0, 100 * u,
+			 r->unsteady ? ": unsteady" : "");
+	return buf;
+}
+
 static void info_text(const struct snippet *s, const struct measure_result *r,
 		      const struct run_cfg *c, char *buf, size_t len)
 {
@@ -383,6 +394,9 @@ static void info_text(const struct snippet *s, const struct measure_result *r,
 					 measure_repetition_name(c->mo.repetition),
 					 measure_aggregate_name(c->mo.aggregate), c->mo.repeat_count,
 					 c->mo.no_diff ? "no diff" : "diff of 2N and N");
+	if (r->n_values && !r->error[0] && used < len)
+		used += (size_t)snprintf(buf + used, len - used, "; uncertainty%s",
+					 uncertainty_text(r, (char[48]){ 0 }, 48) + 1);
 	if (r->exited && used < len)
 		snprintf(buf + used, len - used, "; the snippet exited with code 0 before it was "
 			 "measured");
@@ -522,6 +536,9 @@ static void print_yaml_doc(const struct exegesis_doc *d, const struct measure_re
 	if (r->tsc_per_cycle > 0 && used < sizeof(info))
 		used += (size_t)snprintf(info + used, sizeof(info) - used,
 					 " (%.4f TSC ticks per cycle)", r->tsc_per_cycle);
+	if (r->n_values && !err[0] && used < sizeof(info))
+		used += (size_t)snprintf(info + used, sizeof(info) - used, "; uncertainty%s",
+					 uncertainty_text(r, (char[48]){ 0 }, 48) + 1);
 	if (unset[0] && used < sizeof(info))
 		used += (size_t)snprintf(info + used, sizeof(info) - used,
 					 "; not set, at the start state: %s", unset);
@@ -555,6 +572,10 @@ static void print_json(const char *name, const struct snippet *s,
 		json_object_object_add(v, "per_snippet_value", mv->unavailable ? NULL :
 				       json_object_new_double(mv->per_snippet_value));
 		json_object_object_add(v, "unit", json_object_new_string(mv->unit ? mv->unit : "count"));
+		/* the first figure's relative half-width (null: no figure to trust) */
+		if (i == 0)
+			json_object_object_add(v, "uncertainty", isfinite(mv->uncertainty) ?
+					       json_object_new_double(mv->uncertainty) : NULL);
 		if (mv->unavailable)
 			json_object_object_add(v, "unavailable", json_object_new_boolean(true));
 		json_object_array_add(m, v);
@@ -562,6 +583,8 @@ static void print_json(const char *name, const struct snippet *s,
 	json_object_object_add(o, "measurements", m);
 	json_object_object_add(o, "error", json_object_new_string(err));
 	json_object_object_add(o, "exited", json_object_new_boolean(r->exited));
+	if (!err[0] && r->n_values)
+		json_object_object_add(o, "unsteady", json_object_new_boolean(r->unsteady));
 	if (c->skip_phase)
 		json_object_object_add(o, "skipped", json_object_new_boolean(true));
 	if (s && !s->decoded_all && s->n_llvm_insns)	/* capstone could not decode them */
@@ -628,8 +651,9 @@ static void print_text(const char *name, const struct snippet *s,
 			fprintf(results, "%-*s  %-18s %10s %12s  %s\n", c->name_width, i == 0 ? name : "",
 				v->key, "-", "-", counter);
 		else
-			fprintf(results, "%-*s  %-18s %10.4f %12.4f  %s\n", c->name_width,
-				i == 0 ? name : "", v->key, v->value, v->per_snippet_value, counter);
+			fprintf(results, "%-*s  %-18s %10.4f %12.4f  %s%s\n", c->name_width,
+				i == 0 ? name : "", v->key, v->value, v->per_snippet_value, counter,
+				i == 0 ? uncertainty_text(r, (char[48]){ 0 }, 48) : "");
 	}
 	fflush(results);
 }

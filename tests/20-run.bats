@@ -38,7 +38,7 @@ in_range() {
 	[[ $events_probe == *"not supported"* ]] || skip_hw "this machine counts hardware cycles"
 	run -0 --separate-stderr sbx run "$SN/add-chain.s"
 	assert_line --index 0 --regexp '^SNIPPET +KEY +PER INSN +PER SNIPPET +COUNTER$'
-	assert_line --index 1 --regexp '^.*add-chain.s +latency +[0-9.]+ +[0-9.]+ +tsc-cycles \([0-9.]+ TSC ticks/cycle\)$'
+	assert_line --index 1 --regexp '^.*add-chain.s +latency +[0-9.]+ +[0-9.]+ +tsc-cycles \([0-9.]+ TSC ticks/cycle\), \+-[0-9.]+%(: unsteady)?$'
 }
 
 @test "--cycle-counter task-clock measures nanoseconds and says so" {
@@ -309,7 +309,7 @@ in_range() {
 @test "--json objects carry the settings used" {
 	run -0 --separate-stderr sbx --json run --min-instructions 2000 --repeat 5 --aggregate median \
 		--repetition-mode loop --cpu 0 --timeout 3 "$SN/add-chain.s"
-	assert_output --regexp '"measurements":\[\{"key":"latency","value":[0-9.e+-]+,"per_snippet_value":[0-9.e+-]+,"unit":"cycles"\}\]'
+	assert_output --regexp '"measurements":\[\{"key":"latency","value":[0-9.e+-]+,"per_snippet_value":[0-9.e+-]+,"unit":"cycles","uncertainty":[0-9.e+-]+\}\]'
 	assert_output --partial '"repetition_mode":"loop","min_instructions":2000,"benchmark_repeat_count":5,"result_aggregation_mode":"median","diff":true,"cpu":0,"timeout":3.0,"num_repetitions":500'
 }
 
@@ -636,4 +636,42 @@ pushq %rax'
 		run -1 --separate-stderr sbx run --asm 'vpaddd %zmm1, %zmm2, %zmm3'
 		assert_regex "$stderr" '^sbx run: error: <asm>: this CPU lacks the instruction, which needs AVX-512 \(an EVEX form\): SIGILL at address 0x[0-9a-f]+, snippet\+0x0: vpaddd %zmm1, %zmm2, %zmm3$'
 	fi
+}
+
+@test "YAML results name the CPU as LLVM does (llc's Host CPU), so that llvm-exegesis 19's analysis mode loads its model" {
+	local bin
+	bin=$(llvm-config-19 --bindir) || { echo "llvm-19 is not installed"; return 1; }
+	host=$("$bin/llc" --version | sed -n 's/^ *Host CPU: *//p')
+	[ -n "$host" ]
+	run -0 --separate-stderr sbx run --format yaml "$SN/add-chain.s" "$SN/imul-chain.s"
+	[ "$(grep -c "^cpu_name: *'$host'$" <<< "$output")" -eq 2 ]
+	printf '%s\n' "${lines[@]}" > "$BATS_TEST_TMPDIR/r.yaml"
+	# with the model name ("AMD EPYC") it stopped with "invalid CPU name"
+	run -0 "$bin/llvm-exegesis" --mode=analysis --benchmarks-file="$BATS_TEST_TMPDIR/r.yaml" \
+		--analysis-clusters-output-file=- --analysis-inconsistencies-output-file="$BATS_TEST_TMPDIR/i.html"
+	assert_line 'Parsed 2 benchmark points'
+	[ -s "$BATS_TEST_TMPDIR/i.html" ]
+}
+
+@test "each figure says how sure it is: an interval that holds the latency, or the unsteady flag" {
+	run -0 --separate-stderr sbx run --json "$SN/add-chain.s" "$SN/imul-chain.s"
+	local line v u st
+	for i in 0 1; do
+		line=${lines[$i]}
+		v=$(json_value "$line")
+		u=$(grep -o '"uncertainty":[-0-9.e+]*' <<< "$line" | cut -d: -f2)
+		st=$(grep -o '"unsteady":[a-z]*' <<< "$line" | cut -d: -f2)
+		# at least the TSC's read-out; flagged exactly when above 1%
+		awk -v u="$u" 'BEGIN { exit !(u >= 0.002) }'
+		if awk -v u="$u" 'BEGIN { exit !(u > 0.01) }'; then assert_equal "$st" true; else assert_equal "$st" false; fi
+		# the true latency (1 and 3) is inside the interval, or the figure is flagged
+		[ "$st" = true ] || awk -v v="$v" -v u="$u" -v t=$((i * 2 + 1)) \
+			'BEGIN { exit !(v * (1 - u) <= t && t <= v * (1 + u)) }' ||
+			{ echo "figure $v +-$u does not hold $((i * 2 + 1)) and is not flagged"; return 1; }
+	done
+	# the table and the YAML's info say it too
+	run -0 --separate-stderr sbx run "$SN/add-chain.s"
+	assert_line --index 1 --regexp '^.*add-chain.s +latency +[0-9.]+ +[0-9.]+ +tsc-cycles \([0-9.]+ TSC ticks/cycle\), \+-[0-9.]+%(: unsteady)?$|cycles \(cycles\), \+-'
+	run -0 --separate-stderr sbx run --format yaml "$SN/add-chain.s"
+	assert_line --regexp "^info: +'.*; uncertainty \+-[0-9.]+%(: unsteady)?.*'$"
 }

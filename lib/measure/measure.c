@@ -1140,6 +1140,66 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 		}
 	}
 	r->n_values = 1 + o->n_events;
+	/*
+	 * How sure the first figure is: each repeat's own figure (its
+	 * difference over its own calibration), the spread of those (half the
+	 * interquartile range, robust to the repeat an interrupt hit), the
+	 * difference of the figures of the two halves of the repeats, and the
+	 * calibration's drift; the widest of them, relative to the figure, with
+	 * a floor of the TSC's read-out (a few ticks a run).
+	 */
+	{
+		double *f = ev, v = r->values[0].value, half[2] = { 0, 0 }, u;
+		unsigned m = 0;
+
+		for (unsigned i = 0; i < n; i++) {
+			double d = o->no_diff ? RAW(i, SLOT_SNIP_1, 0) :
+				   RAW(i, SLOT_SNIP_2, 0) - RAW(i, SLOT_SNIP_1, 0);
+
+			if (ck == CK_TSC) {
+				double ri = (RAW(i, SLOT_CAL_2, 0) - RAW(i, SLOT_CAL_1, 0)) /
+					    (CAL_ADDS * CAL_CALLS);
+
+				if (!(ri > 0))
+					continue;
+				d /= ri;
+			}
+			f[m++] = d / (double)ninsn;
+		}
+		u = 0.002;
+		if (m >= 4 && v > 0) {
+			double q1, q3;
+
+			qsort(f, m, sizeof(double), cmp_double);
+			q1 = f[m / 4];
+			q3 = f[(3 * m) / 4];
+			/* the spread of one repeat; a median or a mean of m of them: its error */
+			if (o->aggregate != MEASURE_AGG_MIN)
+				u = fmax(u, (q3 - q1) / 2 / v / sqrt((double)m));
+			/* the two halves, each its own aggregate of its own repeats */
+			for (int k = 0; k < 2; k++) {
+				unsigned from = k ? n / 2 : 0, to = k ? n : n / 2;
+				double s1 = INFINITY, s2 = INFINITY;
+
+				for (unsigned i = from; i < to; i++) {
+					s1 = fmin(s1, RAW(i, SLOT_SNIP_1, 0));
+					s2 = fmin(s2, RAW(i, SLOT_SNIP_2, 0));
+				}
+				half[k] = o->no_diff ? s1 : s2 - s1;
+				if (ck == CK_TSC)
+					half[k] /= k ? ratio_b : ratio_a;
+				half[k] /= (double)ninsn;
+			}
+			if (o->aggregate == MEASURE_AGG_MIN)
+				u = fmax(u, fabs(half[1] - half[0]) / 2 / v);
+		}
+		if (ck == CK_TSC)
+			u = fmax(u, fabs(r->drift));
+		if (!(v > 0))
+			u = INFINITY;	/* a difference at or below 0: noise */
+		r->values[0].uncertainty = u;
+		r->unsteady = !(u <= MEASURE_STEADY);
+	}
 #undef RAW
 out:
 	free(ev);
@@ -1156,7 +1216,8 @@ out:
  */
 static int attempt_rank(const struct measure_result *t, const struct measure_opts *o)
 {
-	return 2 * (fabs(t->drift) <= MAX_DRIFT) + (o->no_diff || !(t->values[0].value <= 0));
+	return 4 * !t->unsteady + 2 * (fabs(t->drift) <= MAX_DRIFT) +
+	       (o->no_diff || !(t->values[0].value <= 0));
 }
 
 /*
@@ -1165,6 +1226,8 @@ static int attempt_rank(const struct measure_result *t, const struct measure_opt
  * thread on the same core, as on a loaded SMT host), drifted by more than
  * 2% or measured a difference at or below 0 is measured again, up to
  * twice, and the attempt of the highest rank with the lowest ratio is kept.
+ * With any counter, a figure whose uncertainty is above MEASURE_STEADY is
+ * measured again too, up to twice; one that stays so is flagged unsteady.
  */
 static int measure_checked(const struct snippet *s, const struct measure_opts *o,
 			   enum measure_repetition rep, enum counter_kind ck,
@@ -1173,7 +1236,7 @@ static int measure_checked(const struct snippet *s, const struct measure_opts *o
 	double *ref = o->tsc_reference;
 	bool check = ck == CK_TSC && ref;
 	bool first = check && *ref <= 0;
-	int attempts = !check ? 1 : first ? 2 : 3;
+	int attempts = !check ? 3 : first ? 2 : 3;
 	struct measure_result best, t;
 	int err = 0, done = 0;
 	const struct snippet_insn *in;
@@ -1191,16 +1254,22 @@ static int measure_checked(const struct snippet *s, const struct measure_opts *o
 		snprintf(t.counter, sizeof(t.counter), "%s", r->counter);
 		snprintf(t.unit, sizeof(t.unit), "%s", r->unit);
 		err = measure_one(s, o, rep, ck, a, &t);
-		if (err < 0 || t.error[0] || t.exited || !check) {
+		if (err < 0 || t.error[0] || t.exited) {
 			best = t;
 			break;
 		}
-		/* the higher rank; then the lower ratio */
+		/* the higher rank; then the lower ratio, or the smaller uncertainty */
 		if (i == 0 || attempt_rank(&t, o) > attempt_rank(&best, o) ||
 		    (attempt_rank(&t, o) == attempt_rank(&best, o) &&
-		     t.tsc_per_cycle < best.tsc_per_cycle))
+		     (check ? t.tsc_per_cycle < best.tsc_per_cycle :
+			      t.values[0].uncertainty < best.values[0].uncertainty)))
 			best = t;
-		if (!first && attempt_rank(&best, o) == 3 && best.tsc_per_cycle <= *ref * 1.03) {
+		if (!check && !best.unsteady) {
+			done++;
+			break;
+		}
+		if (check && !first && attempt_rank(&best, o) == 7 &&
+		    best.tsc_per_cycle <= *ref * 1.03) {
 			done++;
 			break;
 		}

@@ -79,6 +79,8 @@ struct measure_value {
 					   event name */
 	double value;			/* per instruction */
 	double per_snippet_value;	/* per copy of the snippet */
+	double uncertainty;		/* relative half-width of the figure's interval (first
+					   value only; INFINITY: no figure to trust) */
 	const char *unit;		/* "cycles", "ns" (task-clock, cpu-clock) or "count" */
 	bool unavailable;		/* an event this machine cannot count (no PMU): the
 					   other values were measured; value is NaN */
@@ -111,9 +113,13 @@ struct measure_result {
 	bool exited;			/* the snippet ended its process with exit(0) before
 					   it was measured, as llvm-exegesis's checking
 					   snippets do: a success with no values */
+	bool unsteady;			/* the uncertainty stayed above MEASURE_STEADY */
 	struct measure_value values[1 + MEASURE_MAX_EVENTS];
 	int n_values;
 };
+
+/* The relative uncertainty above which a figure is measured again, then flagged unsteady */
+#define MEASURE_STEADY	0.01
 
 /*
  * Whether this machine can measure in mode m: 0, or -EOPNOTSUPP with a
