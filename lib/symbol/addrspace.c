@@ -310,8 +310,11 @@ static const char *intern_tid(struct machine *m, uint32_t tid)
 {
 	char buf[16];
 
-	/* the idle task never gets a COMM record */
-	snprintf(buf, sizeof(buf), tid ? ":%u" : "swapper", tid);
+	/*
+	 * the idle task never gets a COMM record; another thread without one
+	 * is ":TID", signed as perf prints it (thread__new's ":%d": ":-1")
+	 */
+	snprintf(buf, sizeof(buf), tid ? ":%d" : "swapper", (int)tid);
 	return intern(m, buf);
 }
 

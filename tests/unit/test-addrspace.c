@@ -127,6 +127,20 @@ static void test_fork_exec_exit(void)
 	dso_cache_free(c);
 }
 
+/* a thread of no COMM is ":TID" with TID signed, as perf shows it; tid 0 the idle task */
+static void test_thread_names(void)
+{
+	struct dso_cache *c = dso_cache_new();
+	struct machine *m = machine_new(c);
+
+	CHECK_EQ_STR(machine_thread_name(m, 0), "swapper");
+	CHECK_EQ_STR(machine_thread_name(m, 42), ":42");
+	/* pid/tid -1: samples of no task (perf record -a) */
+	CHECK_EQ_STR(machine_thread_name(m, 0xffffffffu), ":-1");
+	machine_free(m);
+	dso_cache_free(c);
+}
+
 static void test_same_binary_two_bases(void)
 {
 	struct dso_cache *c = dso_cache_new();
@@ -732,6 +746,7 @@ out:
 
 static const struct unit_test tests[] = {
 	TEST(test_fork_exec_exit),
+	TEST(test_thread_names),
 	TEST(test_same_binary_two_bases),
 	TEST(test_overlapping_maps),
 	TEST(test_many_maps_against_a_model),
