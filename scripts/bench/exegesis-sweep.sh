@@ -54,6 +54,9 @@ echo "|---|---|---|---|---|"
 awk -v d="$out" -v ok="$ok" -v ms="$ms" 'BEGIN {
 	printf "| %d | %d | %.1f%% | %.1f s | %.0f ms |\n", d, ok, d ? 100 * ok / d : 0, ms / 1000, d ? ms / d : 0 }'
 echo
+# sbx's own closing line: the documents by what became of them
+grep ' documents: ' "$OUT/measure.err" | tail -1 | sed 's/^sbx run: [^:]*: /sbx: /'
+echo
 echo "Errors by kind:"
 echo
 echo "| count | error |"

@@ -3,6 +3,7 @@
 # where the machine lets exegesis measure (a hardware PMU).
 #
 #   scripts/bench/run.sh [N]      N invocations per figure (default 10)
+#   SWEEP=1 scripts/bench/run.sh  and the full llvm-exegesis 19 latency sweep
 #
 # With the TSC counter it ends with 10 s of scripts/bench/tsc-clock.sh: how
 # steady the clock was, which the spreads depend on.
@@ -72,22 +73,31 @@ if grep -q -m1 'GenuineIntel' /proc/cpuinfo &&
 fi
 echo "## Accuracy ($N invocations each; expected: add 1.00, imul 3.00 cycles per instruction, the load chain the L1 load-to-use latency: $load_latency.00 on this core)"
 echo
-echo "| snippet | expected | median value | min | max | error of median | per_snippet_value median | spread (max-min)/median |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| snippet | expected | median value | min | max | error of median | per_snippet_value median | spread (max-min)/median | flagged unsteady | over 1% from the median, not flagged | intervals holding the expected |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for pair in add-chain:1 imul-chain:3 pointer-chase:$load_latency; do
 	s=${pair%%:*}
 	want=${pair##*:}
 	: > "$tmp/v"
 	: > "$tmp/p"
+	: > "$tmp/u"
 	for _ in $(seq "$N"); do
 		line=$("$SBX" run --json "$SN/$s.s")
-		grep -o '"value":[-0-9.e+]*' <<<"$line" | head -1 | cut -d: -f2 >> "$tmp/v"
+		v=$(grep -o '"value":[-0-9.e+]*' <<<"$line" | head -1 | cut -d: -f2)
+		echo "$v" >> "$tmp/v"
 		grep -o '"per_snippet_value":[-0-9.e+]*' <<<"$line" | head -1 | cut -d: -f2 >> "$tmp/p"
+		# value, uncertainty (null: none), the flag
+		echo "$v $(grep -o '"uncertainty":[-0-9.e+a-z]*' <<<"$line" | cut -d: -f2) $(grep -o '"unsteady":[a-z]*' <<<"$line" | cut -d: -f2)" >> "$tmp/u"
 	done
 	read -r med mn mx _ < <(stats "$tmp/v")
 	read -r pmed _ _ pspread < <(stats "$tmp/p")
 	err=$(awk -v m="$med" -v w="$want" 'BEGIN { printf "%+.2f%%", 100 * (m - w) / w }')
-	echo "| $s.s | $want.00 | $med | $mn | $mx | $err | $pmed | $pspread% |"
+	read -r flagged missed holds < <(awk -v m="$med" -v w="$want" '{
+		f = $3 == "true"; flagged += f
+		if (!f && (($1 - m) / m > 0.01 || (m - $1) / m > 0.01)) missed++
+		if ($2 != "null" && $1 * (1 - $2) <= w && w <= $1 * (1 + $2)) holds++
+	} END { printf "%d %d %d\n", flagged, missed, holds }' "$tmp/u")
+	echo "| $s.s | $want.00 | $med | $mn | $mx | $err | $pmed | $pspread% | $flagged of $N | $missed | $holds of $N |"
 done
 echo
 
@@ -123,6 +133,15 @@ for s in add-chain imul-chain; do
 	echo "| $s.s | $sm | $em | $(awk -v a="$tem" -v b="$tsm" 'BEGIN { printf "%.2f", a / b }') |"
 done
 echo
+
+# The full latency sweep (every opcode llvm-exegesis 19 generates here), with
+# SWEEP=1: its wall time, the share measured and the failures by reason.
+if [ "${SWEEP:-0}" = 1 ]; then
+	echo "## The latency sweep (scripts/bench/exegesis-sweep.sh latency)"
+	echo
+	SBX=$SBX scripts/bench/exegesis-sweep.sh latency | tail -n +2 | sed 's/^## /### /'
+	echo
+fi
 
 # The spreads above depend on the host's clock at the time: 10 s of the
 # probe right after them (scripts/bench/tsc-clock.sh).
