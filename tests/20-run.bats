@@ -635,6 +635,9 @@ pushq %rax'
 	if ! grep -qw avx512f /proc/cpuinfo; then
 		run -1 --separate-stderr sbx run --asm 'vpaddd %zmm1, %zmm2, %zmm3'
 		assert_regex "$stderr" '^sbx run: error: <asm>: this CPU lacks the instruction, which needs AVX-512 \(an EVEX form\): SIGILL at address 0x[0-9a-f]+, snippet\+0x0: vpaddd %zmm1, %zmm2, %zmm3$'
+		# a DEFREG of a register it lacks: the set-up's SIGILL
+		run -1 --separate-stderr sbx run --asm $'# LLVM-EXEGESIS-DEFREG ZMM20 1\nnop'
+		assert_regex "$stderr" '^sbx run: error: <asm>: this CPU lacks a register the snippet defines \(a DEFREG of YMM, ZMM or K registers needs AVX or AVX-512\): SIGILL at address 0x[0-9a-f]+, in the register set-up$'
 	fi
 }
 

@@ -888,6 +888,15 @@ static enum measure_failure describe_failure(const struct snippet *s, const stru
 			 in ? in->text : "");
 	} else if (ip >= sh->code_begin && ip < sh->copies_begin) {
 		snprintf(buf + used, len - used, ", in the register set-up");
+		/* the set-up's only instructions a CPU may lack load DEFREGs' registers */
+		if (st->signo == SIGILL) {
+			char tail[256];
+
+			snprintf(tail, sizeof(tail), "%s", buf);
+			snprintf(buf, len, "this CPU lacks a register the snippet defines (a DEFREG of "
+				 "YMM, ZMM or K registers needs AVX or AVX-512): %s", tail);
+			why = MEASURE_FAIL_UNSUPPORTED;
+		}
 	} else if (ip) {
 		snprintf(buf + used, len - used, ", rip %#lx outside the snippet", ip);
 	}
