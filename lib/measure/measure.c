@@ -1185,6 +1185,13 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 			/* the spread of one repeat; a median or a mean of m of them: its error */
 			if (o->aggregate != MEASURE_AGG_MIN)
 				u = fmax(u, (q3 - q1) / 2 / v / sqrt((double)m));
+			/*
+			 * and where the figure stands from the repeats' own: their
+			 * median, each over its own calibration, is near a min taken
+			 * on a steady machine; far from it where the minima came from
+			 * repeats in different states of the clock or the core
+			 */
+			u = fmax(u, fabs((m % 2 ? f[m / 2] : (f[m / 2 - 1] + f[m / 2]) / 2) - v) / v);
 			/* the two halves, each its own aggregate of its own repeats */
 			for (int k = 0; k < 2; k++) {
 				unsigned from = k ? n / 2 : 0, to = k ? n : n / 2;
@@ -1202,8 +1209,27 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 			if (o->aggregate == MEASURE_AGG_MIN)
 				u = fmax(u, fabs(half[1] - half[0]) / 2 / v);
 		}
-		if (ck == CK_TSC)
+		if (ck == CK_TSC) {
+			/*
+			 * the clock: the spread of the repeats' own calibrations (a
+			 * step between two of its states moves a figure whose two
+			 * minima came from repeats on either side of it)
+			 */
+			unsigned k = 0;
+
+			for (unsigned i = 0; i < n; i++) {
+				double ri = (RAW(i, SLOT_CAL_2, 0) - RAW(i, SLOT_CAL_1, 0)) /
+					    (CAL_ADDS * CAL_CALLS);
+
+				if (ri > 0)
+					f[k++] = ri;
+			}
+			if (k >= 4 && ratio > 0) {
+				qsort(f, k, sizeof(double), cmp_double);
+				u = fmax(u, (f[(3 * k) / 4] - f[k / 4]) / 2 / ratio);
+			}
 			u = fmax(u, fabs(r->drift));
+		}
 		if (!(v > 0))
 			u = INFINITY;	/* a difference at or below 0: noise */
 		r->values[0].uncertainty = u;
@@ -1234,7 +1260,8 @@ static int attempt_rank(const struct measure_result *t, const struct measure_opt
  * (*o->tsc_reference): a child whose calibration chain ran slow (another
  * thread on the same core, as on a loaded SMT host), drifted by more than
  * 2% or measured a difference at or below 0 is measured again, up to
- * twice, and the attempt of the highest rank with the lowest ratio is kept.
+ * twice (the first of a run: always once, to set the reference), and the
+ * attempt of the highest rank with the lowest ratio is kept.
  * With any counter, a figure whose uncertainty is above MEASURE_STEADY is
  * measured again too, up to twice; one that stays so is flagged unsteady.
  */
@@ -1245,7 +1272,7 @@ static int measure_checked(const struct snippet *s, const struct measure_opts *o
 	double *ref = o->tsc_reference;
 	bool check = ck == CK_TSC && ref;
 	bool first = check && *ref <= 0;
-	int attempts = !check ? 3 : first ? 2 : 3;
+	int attempts = 3;
 	struct measure_result best, t;
 	int err = 0, done = 0;
 	const struct snippet_insn *in;
@@ -1279,6 +1306,11 @@ static int measure_checked(const struct snippet *s, const struct measure_opts *o
 		}
 		if (check && !first && attempt_rank(&best, o) == 7 &&
 		    best.tsc_per_cycle <= *ref * 1.03) {
+			done++;
+			break;
+		}
+		/* the first of a run: two to set the reference, a third where both were unsteady */
+		if (check && first && i == 1 && !best.unsteady) {
 			done++;
 			break;
 		}
