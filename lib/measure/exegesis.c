@@ -904,6 +904,8 @@ static int find_copy(const struct exegesis_doc *d, size_t *begin, size_t *end, b
 		lo = insn[i].address + insn[i].size;
 	}
 	stop = copies_end(d->code, d->code_size, pushes, nr_pushes);
+	if (stop < lo)	/* pops where the pushes were: no room for copies */
+		lo = stop;
 	if (find_loop(d->code, lo, stop, &body, &body_end)) {
 		size_t len = body_end - body;
 		/* llvm-exegesis 17 and later unroll the body twice; older ones not */
