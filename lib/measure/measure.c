@@ -805,7 +805,11 @@ static bool is_privileged(const char *text)
 		"wrmsr", "lgdt", "lidt", "lldt", "ltr", "lmsw", "clts", "invd", "wbinvd",
 		"invlpg", "invpcid", "swapgs", "sysretq", "sysretl", "sysret", "sysexit",
 		"monitor", "mwait", "xsetbv", "wrmsrns", "rdmsrlist", "wrmsrlist", "invlpga",
-		"vmcall", "vmmcall", "hreset", "uiret", "senduipi",
+		"vmcall", "vmmcall", "hreset", "uiret", "senduipi", "pvalidate", "rmpadjust",
+		"rmpupdate", "psmash", "vmrun", "vmload", "vmsave", "stgi", "clgi", "skinit",
+		"invlpgb", "tlbsync",
+		/* without CR4.PCE, which Linux sets only for a task with a perf event mapped */
+		"rdpmc",
 	};
 	size_t l = strcspn(text, " ");
 
