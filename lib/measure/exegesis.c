@@ -518,7 +518,7 @@ static int take_doc(struct exegesis_reader *r, const struct ynode *root, struct 
 			const char *s = scalar(v);
 			char *end;
 
-			d->new_layout = name[0] == 'm';
+
 			/* read, so counted as a copy would be (an alias may name a long one often) */
 			r->expanded += s ? v->len : 0;
 			if (r->expanded > EXEGESIS_MAX_EXPANDED) {
@@ -869,17 +869,34 @@ static bool copies_of(const uint8_t *code, size_t b, size_t len, size_t count)
 #define MAX_COPY_BYTES	4096
 
 /*
+ * Whether capstone's decoding of [b, e) disagrees with n instructions:
+ * false where it decodes them all and counts n, or cannot decode them all
+ * (the bytes alone then decide).
+ */
+static bool decoded_otherwise(csh cs, const uint8_t *code, size_t b, size_t e, size_t n)
+{
+	cs_insn *insn = NULL;
+	size_t count = cs_disasm(cs, code + b, e - b, b, 0, &insn), covered = 0;
+
+	for (size_t i = 0; i < count; i++)
+		covered += insn[i].size;
+	cs_free(insn, count);
+	return covered == e - b && count != n;
+}
+
+/*
  * One copy of the snippet, [*begin, *end) of code, and whether it holds
- * exactly the document's instructions (*whole). What llvm-exegesis 17 and
- * later write (the documents with min_instructions) is found from the
- * bytes alone: their assembled_snippet repeats the snippet four times
- * (4 x its instructions, BenchmarkRunner.cpp), or in loop mode holds a
- * loop whose body is the snippet twice (a body of 2 x its instructions).
- * Older documents (num_repetitions) hold 16 instructions, the last copy
- * cut short, and sbx's own YAML one copy: their last copy is found by
- * capstone's decoding, else as the shortest period of the bytes before the
- * epilogue (*whole false: how many instructions that period holds is not
- * known).
+ * exactly the document's instructions (*whole). What llvm-exegesis writes
+ * since LLVM 13 (BenchmarkRunner.cpp: 4 x the instructions, or in loop
+ * mode a body of 2 x them, SnippetRepetitor.cpp) is found from the bytes
+ * alone, where the function ends in its ret: one of the four copies before
+ * the epilogue, or one of the two in the loop's body (one, where its
+ * halves differ: an older loop); capstone's count, where it decodes the
+ * copy, must agree. Else (sbx's own YAML, one copy without a ret; older
+ * layouts of 16 instructions, the last copy cut short) the last copy is
+ * found by capstone's decoding, else as the shortest period of the bytes
+ * before the epilogue (*whole false: how many instructions that period
+ * holds is not known).
  */
 static int find_copy(const struct exegesis_doc *d, size_t *begin, size_t *end, bool *whole)
 {
@@ -888,6 +905,7 @@ static int find_copy(const struct exegesis_doc *d, size_t *begin, size_t *end, b
 	size_t count, covered = 0, stop, lo = 0, body, body_end;
 	int pushes[16], nr_pushes = 0;
 	size_t n = d->n_instructions;
+	bool ret = d->code_size && d->code[d->code_size - 1] == 0xc3;
 
 	*whole = false;
 	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
@@ -906,25 +924,31 @@ static int find_copy(const struct exegesis_doc *d, size_t *begin, size_t *end, b
 	stop = copies_end(d->code, d->code_size, pushes, nr_pushes);
 	if (stop < lo)	/* pops where the pushes were: no room for copies */
 		lo = stop;
-	if (find_loop(d->code, lo, stop, &body, &body_end)) {
+	if (ret && find_loop(d->code, lo, stop, &body, &body_end)) {
 		size_t len = body_end - body;
-		/* llvm-exegesis 17 and later unroll the body twice; older ones not */
-		size_t copies = d->new_layout ? 2 : 1;
 
+		for (size_t copies = 2; copies >= 1; copies--) {
+			if (len % copies || !copies_of(d->code, body, len / copies, copies) ||
+			    decoded_otherwise(cs, d->code, body, body + len / copies, n))
+				continue;
+			*begin = body;
+			*end = body + len / copies;
+			*whole = true;
+			cs_free(insn, count);
+			cs_close(&cs);
+			return 0;
+		}
 		cs_free(insn, count);
 		cs_close(&cs);
-		if (len % copies || !copies_of(d->code, body, len / copies, copies))
-			return sbx_error(-EINVAL, "the loop in assembled_snippet is not %zu copies of "
-					 "the snippet", copies);
-		*begin = body;
-		*end = body + len / copies;
-		*whole = true;
-		return 0;
+		return sbx_error(-EINVAL, "the loop in assembled_snippet holds no copy of the "
+				 "snippet's %zu instructions", n);
 	}
-	/* the longest copy of which four end at the epilogue (else: sbx's own YAML, one copy) */
+	/* the longest copy of which four end at the epilogue */
 	for (size_t len = (stop - lo) / 4 < MAX_COPY_BYTES ? (stop - lo) / 4 : MAX_COPY_BYTES;
-	     d->new_layout && len > 0; len--) {
+	     ret && len > 0; len--) {
 		if (copies_of(d->code, stop - 4 * len, len, 4)) {
+			if (decoded_otherwise(cs, d->code, stop - len, stop, n))
+				break;	/* not the snippet: the decoding path below */
 			cs_free(insn, count);
 			cs_close(&cs);
 			*begin = stop - len;

@@ -39,7 +39,6 @@ struct exegesis_doc {
 	char *cpu_name;			/* "znver5": LLVM's name, analysis mode's model */
 	char *llvm_triple;
 	unsigned long min_instructions;	/* min_instructions or num_repetitions; 0: none */
-	bool new_layout;		/* min_instructions: llvm-exegesis 17 or later wrote it */
 	char *error;			/* "actual measurements skipped." */
 	char *info;
 	uint8_t *code;			/* assembled_snippet: set-up, copies, return */
@@ -81,9 +80,9 @@ void exegesis_doc_release(struct exegesis_doc *d);
  * register_initial_values that sbx sets (sub-registers as their 64-bit
  * register), then one copy of the snippet's code, found in
  * assembled_snippet (from its bytes: one of the four copies llvm-exegesis
- * 17 and later write, or of the two in a loop-mode body; for older
- * documents the last n_instructions instructions before the epilogue's
- * pops and ret, checked against the copy before them), as .byte lines,
+ * writes since LLVM 13, or of the two in a loop-mode body; else the last
+ * n_instructions instructions before the epilogue's pops and ret, checked
+ * against the copy before them), as .byte lines,
  * with SBX-INSTRUCTIONS n_instructions where the copy is known to hold
  * them. MXCSR and FPCW stay at the start state's defaults, which
  * exegesis loads whatever their value; registers sbx does not set (MMX,

@@ -120,6 +120,7 @@ static void test_snippet_from_copies(void)
 	CHECK_EQ_STR(s, "# llvm-exegesis: ADC16ri8_EVEX BX BX i_0x1\n"
 			"# LLVM-EXEGESIS-DEFREG RBX 0000000000000000\n"
 			"# LLVM-EXEGESIS-DEFREG EFLAGS 0000000000000000\n"
+			"# SBX-INSTRUCTIONS 1\n"
 			".byte 0x62,0xf4,0x7d,0x08,0x83,0xd3,0x01\n");
 	CHECK_EQ_STR(unset, "");
 	free(s);
@@ -133,7 +134,7 @@ static void test_undecodable_copies(void)
 		"assembled_snippet: 62F47D08000062F47D08000062F47D08000062F47D080000C3\n";
 	char unset[64], *s = snippet_of(doc, 0, unset, sizeof(unset));
 
-	CHECK_EQ_STR(s, "# llvm-exegesis: X\n.byte 0x62,0xf4,0x7d,0x08,0x00,0x00\n");
+	CHECK_EQ_STR(s, "# llvm-exegesis: X\n# SBX-INSTRUCTIONS 1\n.byte 0x62,0xf4,0x7d,0x08,0x00,0x00\n");
 	free(s);
 }
 
@@ -169,7 +170,8 @@ static void test_loop_mode(void)
 			".byte 0x4d,0x01,0xe7\n");
 	free(s);
 	CHECK(!snippet_of(bad_doc, 0, unset, sizeof(unset)));
-	CHECK_EQ_STR(sbx_error_msg(), "the loop in assembled_snippet is not 2 copies of the snippet");
+	CHECK_EQ_STR(sbx_error_msg(), "the loop in assembled_snippet holds no copy of the snippet's 1 "
+				      "instructions");
 }
 
 /*
@@ -195,6 +197,20 @@ static void test_copies_from_bytes(void)
 	free(s);
 	s = snippet_of(twice, 0, unset, sizeof(unset));
 	CHECK_EQ_STR(s, "# llvm-exegesis: NOP, ...\n# SBX-INSTRUCTIONS 2\n.byte 0x90,0x90\n");
+	free(s);
+}
+
+/* sbx's own YAML: one copy of the code, no epilogue; four alike adds are four, not one */
+static void test_own_yaml(void)
+{
+	static const char doc[] =
+		"---\nmode: latency\nkey:\n  instructions: [ 'ADD64rr RAX RAX RBX', 'ADD64rr RAX RAX RBX',\n"
+		"    'ADD64rr RAX RAX RBX', 'ADD64rr RAX RAX RBX' ]\nmin_instructions: 10000\n"
+		"assembled_snippet: 4801D84801D84801D84801D8\n";
+	char unset[64], *s = snippet_of(doc, 0, unset, sizeof(unset));
+
+	CHECK_EQ_STR(s, "# llvm-exegesis: ADD64rr RAX RAX RBX, ...\n# SBX-INSTRUCTIONS 4\n"
+			".byte 0x48,0x01,0xd8,0x48,0x01,0xd8,0x48,0x01,0xd8,0x48,0x01,0xd8\n");
 	free(s);
 }
 
@@ -283,6 +299,7 @@ static const struct unit_test tests[] = {
 	TEST(test_undecodable_copies),
 	TEST(test_loop_mode),
 	TEST(test_copies_from_bytes),
+	TEST(test_own_yaml),
 	TEST(test_register_values),
 	TEST(test_bad_input),
 	TEST(test_looks),
