@@ -262,8 +262,9 @@ static void progress(struct run_cfg *c, const char *label)
 	tally_text(t, what, sizeof(what));
 	if (t->total > t->done && t->done) {
 		double left = (now_s() - t->start) / (double)t->done * (double)(t->total - t->done);
+		long sec = lround(left);
 
-		snprintf(eta, sizeof(eta), ", %.0fm%02.0fs left", floor(left / 60), fmod(left, 60));
+		snprintf(eta, sizeof(eta), ", %ldm%02lds left", sec / 60, sec % 60);
 	}
 	if (t->total)
 		c->progress_len = fprintf(stderr, "\r\033[Ksbx run: %lu/%lu: %s%s: %.40s", t->done,
@@ -355,8 +356,7 @@ static void cpu_name(char *buf, size_t len)
 
 static void reg_value_text(const struct snippet_defreg *d, char *buf, size_t len)
 {
-	size_t w = d->reg.cls == SNIPPET_REG_XMM ? 16 : d->reg.cls == SNIPPET_REG_YMM ? 32 :
-		   d->reg.cls == SNIPPET_REG_ZMM ? 64 : 8;
+	size_t w = snippet_reg_width(&d->reg);
 	size_t used;
 	int top = (int)w - 1;
 
@@ -367,15 +367,17 @@ static void reg_value_text(const struct snippet_defreg *d, char *buf, size_t len
 		used += (size_t)snprintf(buf + used, len - used, "%02x", d->value[i]);
 }
 
-/* ", +-0.2%" after the first figure; ", +-1.8%: unsteady" where it stayed wide */
+/* How sure the first figure is: "+-0.2%", "+-1.8%: unsteady", ... */
 static const char *uncertainty_text(const struct measure_result *r, char *buf, size_t len)
 {
 	double u = r->values[0].uncertainty;
 
-	if (!isfinite(u))
-		snprintf(buf, len, ", unsteady: no figure to trust");
+	if (isnan(u))
+		snprintf(buf, len, "not known (fewer than 4 repeats, or a count)");
+	else if (!isfinite(u))
+		snprintf(buf, len, "unsteady: no figure to trust");
 	else
-		snprintf(buf, len, ", +-%.*f%%%s", u < 0.1 ? 1 : 0, 100 * u,
+		snprintf(buf, len, "+-%.*f%%%s", u < 0.1 ? 1 : 0, 100 * u,
 			 r->unsteady ? ": unsteady" : "");
 	return buf;
 }
@@ -395,8 +397,8 @@ static void info_text(const struct snippet *s, const struct measure_result *r,
 					 measure_aggregate_name(c->mo.aggregate), c->mo.repeat_count,
 					 c->mo.no_diff ? "no diff" : "diff of 2N and N");
 	if (r->n_values && !r->error[0] && used < len)
-		used += (size_t)snprintf(buf + used, len - used, "; uncertainty%s",
-					 uncertainty_text(r, (char[48]){ 0 }, 48) + 1);
+		used += (size_t)snprintf(buf + used, len - used, "; uncertainty %s",
+					 uncertainty_text(r, (char[64]){ 0 }, 64));
 	if (r->exited && used < len)
 		snprintf(buf + used, len - used, "; the snippet exited with code 0 before it was "
 			 "measured");
@@ -537,8 +539,8 @@ static void print_yaml_doc(const struct exegesis_doc *d, const struct measure_re
 		used += (size_t)snprintf(info + used, sizeof(info) - used,
 					 " (%.4f TSC ticks per cycle)", r->tsc_per_cycle);
 	if (r->n_values && !err[0] && used < sizeof(info))
-		used += (size_t)snprintf(info + used, sizeof(info) - used, "; uncertainty%s",
-					 uncertainty_text(r, (char[48]){ 0 }, 48) + 1);
+		used += (size_t)snprintf(info + used, sizeof(info) - used, "; uncertainty %s",
+					 uncertainty_text(r, (char[64]){ 0 }, 64));
 	if (unset[0] && used < sizeof(info))
 		used += (size_t)snprintf(info + used, sizeof(info) - used,
 					 "; not set, at the start state: %s", unset);
@@ -573,7 +575,7 @@ static void print_json(const char *name, const struct snippet *s,
 				       json_object_new_double(mv->per_snippet_value));
 		json_object_object_add(v, "unit", json_object_new_string(mv->unit ? mv->unit : "count"));
 		/* the first figure's relative half-width (null: no figure to trust) */
-		if (i == 0)
+		if (i == 0)	/* null: no figure to trust, or not known */
 			json_object_object_add(v, "uncertainty", isfinite(mv->uncertainty) ?
 					       json_object_new_double(mv->uncertainty) : NULL);
 		if (mv->unavailable)
@@ -651,9 +653,9 @@ static void print_text(const char *name, const struct snippet *s,
 			fprintf(results, "%-*s  %-18s %10s %12s  %s\n", c->name_width, i == 0 ? name : "",
 				v->key, "-", "-", counter);
 		else
-			fprintf(results, "%-*s  %-18s %10.4f %12.4f  %s%s\n", c->name_width,
+			fprintf(results, "%-*s  %-18s %10.4f %12.4f  %s%s%s\n", c->name_width,
 				i == 0 ? name : "", v->key, v->value, v->per_snippet_value, counter,
-				i == 0 ? uncertainty_text(r, (char[48]){ 0 }, 48) : "");
+				i == 0 ? ", " : "", i == 0 ? uncertainty_text(r, (char[64]){ 0 }, 64) : "");
 	}
 	fflush(results);
 }
@@ -956,7 +958,8 @@ static int run_one(const struct input *in, struct run_cfg *c)
 	if (c->input_yaml || (!c->input_asm && exegesis_yaml_looks(p->head))) {
 		unsigned long n;
 
-		c->tally.total = strcmp(in->name, "-") ? count_documents(in->name) : 0;
+		/* the total, for the progress line only: a second read of the file */
+		c->tally.total = c->progress && strcmp(in->name, "-") ? count_documents(in->name) : 0;
 		ret = run_yaml(f, in->name, c, &n);
 		fclose(f);
 		if (!n && !ret && !stop_signal)

@@ -3,8 +3,9 @@
 #define SBX_MEASURE_CPU_H
 
 /*
- * What this CPU and its kernel let a snippet use (CPUID, and XGETBV for the
- * register state the kernel saves), for the measuring child's start state.
+ * What this CPU and its kernel let a snippet use, from the CPUID and XCR0
+ * words cpu-name.h reads: for the measuring child's start state and its
+ * timing code.
  */
 
 #include <stdbool.h>
@@ -17,8 +18,5 @@ struct cpu_features {
 
 /* This CPU's features, read once. */
 const struct cpu_features *cpu_features(void);
-
-/* Bit `bit` of register reg (0 eax, 1 ebx, 2 ecx, 3 edx) of CPUID leaf, subleaf 0. */
-bool cpu_has(unsigned leaf, int reg, unsigned bit);
 
 #endif

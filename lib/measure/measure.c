@@ -410,7 +410,8 @@ static void emit_function(struct emit *e, const struct child_arg *a, bool calibr
 			if (defreg_of(s, SNIPPET_REG_SEG, gs))
 				put_arch_prctl(e, gs ? ARCH_SET_GS : ARCH_SET_FS, segment_base(gs));
 	}
-	put1(e, 0xfc);	/* cld */
+	/* the harness's flags: none a snippet set (DF, AC) may reach it */
+	put(e, (const uint8_t[]){ 0x68, 0x02, 0x02, 0x00, 0x00, 0x9d }, 6);	/* push $0x202; popfq */
 	if (a->has_avx)
 		put(e, (const uint8_t[]){ 0xc5, 0xf8, 0x77 }, 3);	/* vzeroupper */
 	put(e, pops, sizeof(pops));
@@ -737,13 +738,42 @@ static const char *const gpr_names[16][4] = {
 	{ "r15", "r15d", "r15w", "r15b" },
 };
 
-/* The first instruction whose destination (AT&T: its last operand) is GPR reg, or NULL. */
+/* Whether capstone's text is of an instruction that only reads its last operand */
+static bool reads_last_operand(const char *t)
+{
+	static const char *const names[] = {
+		"cmp", "test", "bt", "push", "jmp", "call", "mul", "div", "idiv", "ptest", "vptest",
+		"ucomis", "comis", "vucomis", "vcomis", "kortest", "ktest", "out", "prefetch",
+		"clflush", "clwb", "bound",
+	};
+	size_t l = strcspn(t, " ");
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t n = strlen(names[i]);
+
+		/* the name, with an AT&T size suffix at most (cmpq, btl; not btc, bts, btr) */
+		if (l >= n && l <= n + 2 && !strncmp(t, names[i], n) &&
+		    (l == n || strchr("bwlqsd", t[n])) && (l < n + 2 || strchr("sd", t[n + 1])))
+			return true;
+	}
+	/* imul of one operand reads it (the product goes to rdx:rax) */
+	return !strncmp(t, "imul", 4) && !strchr(t, ',');
+}
+
+/*
+ * The first instruction whose destination (AT&T: its last operand) is GPR
+ * reg, or NULL; instructions that only read it (cmp, test, push, ...) do
+ * not count.
+ */
 static const struct snippet_insn *writes_gpr(const struct snippet *s, int reg)
 {
 	if (reg < 0 || reg >= 16)
 		return NULL;
 	for (int i = 0; i < s->n_insns; i++) {
 		const char *t = s->insns[i].text, *dst = strrchr(t, ',');
+
+		if (reads_last_operand(t))
+			continue;
 
 		if (!dst) {
 			dst = strchr(t, ' ');	/* one operand: inc, pop, ... */
@@ -870,15 +900,16 @@ static enum measure_failure describe_failure(const struct snippet *s, const stru
 		if (in && st->signo == SIGSEGV && is_int80(in->text)) {
 			snprintf(buf, len, "a 32-bit system call (int $0x80), which this kernel "
 				 "does not run (no IA-32 emulation): SIGSEGV");
-		} else if (in && (st->signo == SIGSEGV || st->signo == SIGBUS) &&
-			   st->fault_addr == 0 && is_privileged(in->text)) {
-			/* a #GP: the kernel gives no address */
+		} else if (in && (((st->signo == SIGSEGV || st->signo == SIGBUS) &&
+				   st->fault_addr == 0) || st->signo == SIGILL) &&
+			   is_privileged(in->text)) {
+			/* a #GP, or the #UD of monitor, mwait, uiret... in user mode */
 			snprintf(buf, len, "a privileged instruction, which only the kernel may run: %s",
 				 workload_signal_name(st->signo, (char[32]){ 0 }, 32));
 			why = MEASURE_FAIL_PRIVILEGED;
 		} else if (st->signo == SIGILL) {
-			const char *f = in ? missing_feature(s->code + in->offset,
-							     s->code_size - in->offset) : NULL;
+			/* the bytes at the fault: a .byte pseudo-instruction holds several */
+			const char *f = missing_feature(s->code + off, s->code_size - off);
 			char tail[256];
 
 			if (f) {
@@ -1162,26 +1193,21 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 	 * a floor of the TSC's read-out (a few ticks a run).
 	 */
 	{
-		double *f = ev, v = r->values[0].value, half[2] = { 0, 0 }, u;
+		double *f = ev, v = r->values[0].value, u = 0.002;
 		unsigned m = 0;
 
 		for (unsigned i = 0; i < n; i++) {
 			double d = o->no_diff ? RAW(i, SLOT_SNIP_1, 0) :
 				   RAW(i, SLOT_SNIP_2, 0) - RAW(i, SLOT_SNIP_1, 0);
+			double ri = ck == CK_TSC ? cal_ratio(sh, stride, i, i + 1) : 1;
 
-			if (ck == CK_TSC) {
-				double ri = (RAW(i, SLOT_CAL_2, 0) - RAW(i, SLOT_CAL_1, 0)) /
-					    (CAL_ADDS * CAL_CALLS);
-
-				if (!(ri > 0))
-					continue;
-				d /= ri;
-			}
-			f[m++] = d / (double)ninsn;
+			if (ri > 0)
+				f[m++] = d / ri / (double)ninsn;
 		}
-		u = 0.002;
-		if (m >= 4 && v > 0) {
-			double q1, q3;
+		if (m < 4 || n < 4) {
+			u = NAN;	/* too few repeats to tell */
+		} else if (v > 0) {
+			double q1, q3, half[2];
 
 			qsort(f, m, sizeof(double), cmp_double);
 			q1 = f[m / 4];
@@ -1195,7 +1221,7 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 			 * on a steady machine; far from it where the minima came from
 			 * repeats in different states of the clock or the core
 			 */
-			u = fmax(u, fabs((m % 2 ? f[m / 2] : (f[m / 2 - 1] + f[m / 2]) / 2) - v) / v);
+			u = fmax(u, fabs(aggregate(f, (int)m, MEASURE_AGG_MEDIAN) - v) / v);
 			/* the two halves, each its own aggregate of its own repeats */
 			for (int k = 0; k < 2; k++) {
 				unsigned from = k ? n / 2 : 0, to = k ? n : n / 2;
@@ -1205,39 +1231,37 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 					s1 = fmin(s1, RAW(i, SLOT_SNIP_1, 0));
 					s2 = fmin(s2, RAW(i, SLOT_SNIP_2, 0));
 				}
-				half[k] = o->no_diff ? s1 : s2 - s1;
+				half[k] = (o->no_diff ? s1 : s2 - s1) / (double)ninsn;
 				if (ck == CK_TSC)
 					half[k] /= k ? ratio_b : ratio_a;
-				half[k] /= (double)ninsn;
 			}
 			if (o->aggregate == MEASURE_AGG_MIN)
 				u = fmax(u, fabs(half[1] - half[0]) / 2 / v);
-		}
-		if (ck == CK_TSC) {
-			/*
-			 * the clock: the spread of the repeats' own calibrations (a
-			 * step between two of its states moves a figure whose two
-			 * minima came from repeats on either side of it)
-			 */
-			unsigned k = 0;
+			if (ck == CK_TSC) {
+				/*
+				 * the clock: the spread of the repeats' own calibrations
+				 * (a step between two of its states moves a figure whose
+				 * two minima came from repeats on either side of it)
+				 */
+				unsigned k = 0;
 
-			for (unsigned i = 0; i < n; i++) {
-				double ri = (RAW(i, SLOT_CAL_2, 0) - RAW(i, SLOT_CAL_1, 0)) /
-					    (CAL_ADDS * CAL_CALLS);
+				for (unsigned i = 0; i < n; i++) {
+					double ri = cal_ratio(sh, stride, i, i + 1);
 
-				if (ri > 0)
-					f[k++] = ri;
+					if (ri > 0)
+						f[k++] = ri;
+				}
+				if (k >= 4 && ratio > 0) {
+					qsort(f, k, sizeof(double), cmp_double);
+					u = fmax(u, (f[(3 * k) / 4] - f[k / 4]) / 2 / ratio);
+				}
+				u = fmax(u, fabs(r->drift));
 			}
-			if (k >= 4 && ratio > 0) {
-				qsort(f, k, sizeof(double), cmp_double);
-				u = fmax(u, (f[(3 * k) / 4] - f[k / 4]) / 2 / ratio);
-			}
-			u = fmax(u, fabs(r->drift));
-		}
-		if (!(v > 0))
+		} else {
 			u = INFINITY;	/* a difference at or below 0: noise */
+		}
 		r->values[0].uncertainty = u;
-		r->unsteady = !(u <= MEASURE_STEADY);
+		r->unsteady = u > MEASURE_STEADY;	/* NaN: not known, not flagged */
 	}
 #undef RAW
 out:
@@ -1295,7 +1319,11 @@ static int measure_checked(const struct snippet *s, const struct measure_opts *o
 		snprintf(t.unit, sizeof(t.unit), "%s", r->unit);
 		err = measure_one(s, o, rep, ck, a, &t);
 		if (err < 0 || t.error[0] || t.exited) {
-			best = t;
+			/* a retry that failed: the attempt before it stands */
+			if (i == 0 || err < 0 || t.exited)
+				best = t;
+			else
+				err = 0;
 			break;
 		}
 		/* the higher rank; then the lower ratio, or the smaller uncertainty */
@@ -1391,7 +1419,10 @@ static int measure_uops(const struct snippet *s, const struct measure_opts *o,
 		snprintf(r->error, sizeof(r->error), "the PMU did not count %s", ev);
 	memmove(&r->values[1], &r->values[0], (size_t)(r->n_values - 1) * sizeof(uops));
 	snprintf(uops.key, sizeof(uops.key), "%s", "NumMicroOps");
+	/* a count of the PMU's, not a timed figure: its uncertainty is not estimated */
+	uops.uncertainty = NAN;
 	r->values[0] = uops;
+	r->unsteady = false;
 	snprintf(r->values[1].key, sizeof(r->values[1].key), "%s", r->counter);
 	return 0;
 }
@@ -1482,6 +1513,9 @@ static int measure_modes(const struct snippet *s, const struct measure_opts *o,
 		err = measure_checked(s, o, MEASURE_LOOP, ck, &a, &loop);
 		if (err < 0)
 			return err;
+		/* a snippet that cannot loop (it writes the counter): its duplicate figures */
+		if (loop.failure == MEASURE_FAIL_REFUSED)
+			return 0;
 		if (loop.error[0]) {
 			snprintf(r->error, sizeof(r->error), "%s", loop.error);
 			r->failure = loop.failure;
@@ -1493,8 +1527,11 @@ static int measure_modes(const struct snippet *s, const struct measure_opts *o,
 			if (loop.values[i].value < r->values[i].value) {
 				r->values[i].value = loop.values[i].value;
 				r->values[i].per_snippet_value = loop.values[i].per_snippet_value;
+				r->values[i].uncertainty = loop.values[i].uncertainty;
 			}
 		}
+		/* the flag follows the figure kept */
+		r->unsteady = r->values[0].uncertainty > MEASURE_STEADY;
 	}
 	return 0;
 }

@@ -96,7 +96,7 @@ int snippet_parse_reg(const char *name, struct snippet_reg *reg)
 	return -EINVAL;
 }
 
-static size_t reg_width(const struct snippet_reg *r)
+size_t snippet_reg_width(const struct snippet_reg *r)
 {
 	switch (r->cls) {
 	case SNIPPET_REG_XMM: return 16;
@@ -215,9 +215,17 @@ static int ann_defreg(struct parse_ctx *p)
 	if (snippet_parse_reg(p->fields[0], &d.reg) < 0)
 		return bad(p, "expected a register name (RAX..R15, EAX.., XMM0..31, YMM, ZMM, K0..7, "
 			   "FS, GS, EFLAGS)");
-	if (parse_hex_bytes(p->fields[1], d.value, reg_width(&d.reg), reg_sign_extends(&d.reg),
-			    NULL) < 0)
+	if (parse_hex_bytes(p->fields[1], d.value, snippet_reg_width(&d.reg),
+			    reg_sign_extends(&d.reg), NULL) < 0)
 		return bad(p, "expected <HEX_VALUE>: hex digits that fit the register");
+	if (d.reg.cls == SNIPPET_REG_FLAGS) {
+		uint64_t f;
+
+		/* the status flags and DF: TF, AC and the rest would trap the harness */
+		memcpy(&f, d.value, 8);
+		f &= SNIPPET_FLAGS_TAKEN;
+		memcpy(d.value, &f, 8);
+	}
 	if (d.reg.cls == SNIPPET_REG_SEG) {
 		uint64_t base;
 
@@ -518,8 +526,8 @@ void snippet_free(struct snippet *s)
  * The state every snippet starts from, before its DEFREGs: MXCSR and the
  * x87 control word at Linux's defaults (0x1f80, 0x37f: exceptions masked,
  * round to nearest; the x87 stack empty), MMX, vector and mask registers
- * zero, as wide as the CPU and its kernel have them (vzeroall leaves the
- * upper halves clean; ZMM16-31 are zeroed by a 128-bit EVEX write). The
+ * zero, as wide as the CPU and its kernel have them (vzeroall, last, leaves
+ * the upper halves of 0-15 clean). The
  * general registers are zeroed by the generated code (measure.c), and the
  * flags are set last (init_text).
  */
@@ -532,8 +540,9 @@ static void start_state_text(FILE *f)
 		fprintf(f, "pxor %%mm%d, %%mm%d\n", i, i);
 	fprintf(f, "fninit\n");
 	if (c->avx512f) {
+		/* the 512-bit form: the 128-bit one needs AVX512VL too */
 		for (int i = 16; i < 32; i++)
-			fprintf(f, "vpxord %%xmm%d, %%xmm%d, %%xmm%d\n", i, i, i);
+			fprintf(f, "vpxord %%zmm%d, %%zmm%d, %%zmm%d\n", i, i, i);
 		for (int i = 0; i < 8; i++)
 			fprintf(f, "kxorw %%k%d, %%k%d, %%k%d\n", i, i, i);
 	}
@@ -557,7 +566,7 @@ static int init_text(const struct snippet *s, FILE *f)
 	start_state_text(f);
 	for (int i = 0; i < s->n_defregs; i++) {
 		const struct snippet_defreg *d = &s->defregs[i];
-		size_t w = reg_width(&d->reg);
+		size_t w = snippet_reg_width(&d->reg);
 		uint64_t q;
 
 		if (d->reg.cls == SNIPPET_REG_GPR || d->reg.cls == SNIPPET_REG_SEG)
@@ -567,9 +576,11 @@ static int init_text(const struct snippet *s, FILE *f)
 			continue;
 		}
 		if (d->reg.cls == SNIPPET_REG_MASK) {
+			/* kmovq needs AVX512BW: kmovw (AVX512F) where the value fits */
 			memcpy(&q, d->value, 8);
-			fprintf(f, "movabsq $%#llx, %%rax\nkmovq %%rax, %%k%d\n",
-				(unsigned long long)q, d->reg.num);
+			fprintf(f, "movabsq $%#llx, %%rax\n%s %%%sax, %%k%d\n",
+				(unsigned long long)q, q >> 16 ? "kmovq" : "kmovw",
+				q >> 16 ? "r" : "e", d->reg.num);
 			continue;
 		}
 		fprintf(f, "subq $64, %%rsp\n");

@@ -28,6 +28,9 @@ enum snippet_reg_class {
 	SNIPPET_REG_FLAGS,	/* RFLAGS (EFLAGS), 8 bytes, loaded with popfq */
 };
 
+/* The bits of a DEFREG EFLAGS that are taken: CF PF AF ZF SF DF OF, and bit 1 (always 1) */
+#define SNIPPET_FLAGS_TAKEN	0xcd7ull
+
 /* x86-64 general register numbers, in encoding order. */
 enum { SNIPPET_RAX, SNIPPET_RCX, SNIPPET_RDX, SNIPPET_RBX, SNIPPET_RSP, SNIPPET_RBP,
        SNIPPET_RSI, SNIPPET_RDI, SNIPPET_R8 };
@@ -156,6 +159,9 @@ const struct snippet_insn *snippet_insn_at(const struct snippet *s, size_t off);
 
 /* Parse a register name ("RAX", "%xmm1", "k2", "r8d"); 0 or -EINVAL. */
 int snippet_parse_reg(const char *name, struct snippet_reg *reg);
+
+/* The bytes of a register's value: 16, 32, 64 for XMM, YMM, ZMM, 4 for a 32-bit GPR name, else 8 */
+size_t snippet_reg_width(const struct snippet_reg *r);
 
 void snippet_free(struct snippet *s);
 

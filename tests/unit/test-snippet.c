@@ -124,8 +124,9 @@ static void test_defreg_widening_per_class(void)
 	check_widened("# LLVM-EXEGESIS-DEFREG XMM1 80\n", 16, 1, 0x80, 0xff);
 	check_widened("# LLVM-EXEGESIS-DEFREG YMM2 f80\n", 32, 2, 0xff, 0xff);
 	check_widened("# LLVM-EXEGESIS-DEFREG ZMM3 080\n", 64, 2, 0x00, 0);
-	check_widened("# LLVM-EXEGESIS-DEFREG EFLAGS 8\n", 8, 1, 0xf8, 0xff);
-	check_widened("# LLVM-EXEGESIS-DEFREG EFLAGS 202\n", 8, 2, 0x02, 0);
+	/* EFLAGS: sign-extended, then only the status flags and DF taken (0xcd7) */
+	check_widened("# LLVM-EXEGESIS-DEFREG EFLAGS 8\n", 8, 2, 0x0c, 0);
+	check_widened("# LLVM-EXEGESIS-DEFREG EFLAGS 40302\n", 8, 1, 0x02, 0);
 	/* a 32-bit name takes 8 digits at most, as exegesis's MOV32ri */
 	expect_error("# LLVM-EXEGESIS-DEFREG ESI 1ffffffff\n",
 		     "f.s:1: invalid annotation 'LLVM-EXEGESIS-DEFREG ESI 1ffffffff': expected "
@@ -215,7 +216,20 @@ static void test_assemble(void)
 	CHECK(s->decoded_all);
 	CHECK_EQ_STR(s->insns[1].text, "imulq %rax, %rax");
 	CHECK_EQ_INT(s->insns[1].offset, 3);
-	CHECK(s->init_size > 0);	/* the XMM1 set-up */
+	/* the set-up: the start state, then the XMM1 DEFREG's load after it */
+	{
+		struct snippet *plain;
+		size_t with = s->init_size;
+
+		CHECK_EQ_INT(snippet_parse("p.s", "addq %rbx, %rax\n", &plain), 0);
+		if (plain && snippet_assemble(plain, &o) == 0) {
+			CHECK(plain->init_size > 0);
+			CHECK(with > plain->init_size);
+			/* both start alike: the start state comes first */
+			CHECK(!memcmp(s->init_code, plain->init_code, plain->init_size - 6));
+		}
+		snippet_free(plain);
+	}
 	snippet_free(s);
 }
 
