@@ -296,7 +296,9 @@ in_range() {
 	assert_equal "$stderr" "sbx run: error: <asm>: not run: in loop mode %r8 counts the trips, and snippet+0x0 (movq \$5, %r8) writes it; name another with LOOP-REGISTER"
 	run -0 sbx run --repetition-mode loop --timeout 5 --asm $'# SBX-LOOP-REGISTER R9\nmovq $5, %r8\naddq %rax, %rax'
 	# one that only reads it runs; in min mode a snippet that writes it keeps its duplicate figure
-	run -0 --separate-stderr sbx run --repetition-mode loop --asm $'cmpq $1, %r8\ntestq %r8, %r8\npushq %r8\npopq %rax'
+	run -0 --separate-stderr sbx run --repetition-mode loop --asm $'cmpq $1, %r8\ntestq %r8, %r8\npushq %r8\npopq %rax\nbtq $1, %r8'
+	run -1 --separate-stderr timeout 60 "$SBX" run --repetition-mode loop --timeout 86400 --asm 'btsq $1, %r8'
+	assert_equal "$stderr" "sbx run: error: <asm>: not run: in loop mode %r8 counts the trips, and snippet+0x0 (btsq \$1, %r8) writes it; name another with LOOP-REGISTER"
 	run -0 --separate-stderr sbx run --json --repetition-mode min --asm 'incq %r8'
 	assert_output --regexp '"measurements":\[\{"key":"latency","value":[0-9.]+'
 	run -1 --separate-stderr sbx run --asm $'# LLVM-EXEGESIS-FROB x\nnop'

@@ -741,19 +741,26 @@ static const char *const gpr_names[16][4] = {
 /* Whether capstone's text is of an instruction that only reads its last operand */
 static bool reads_last_operand(const char *t)
 {
-	static const char *const names[] = {
-		"cmp", "test", "bt", "push", "jmp", "call", "mul", "div", "idiv", "ptest", "vptest",
-		"ucomis", "comis", "vucomis", "vcomis", "kortest", "ktest", "out", "prefetch",
-		"clflush", "clwb", "bound",
+	/* each name with the suffixes it may take (AT&T's size, or ss/sd) */
+	static const struct {
+		const char *name, *suffixes;
+	} names[] = {
+		{ "cmp", "bwlq" }, { "test", "bwlq" }, { "bt", "wlq" }, { "push", "wq" },
+		{ "jmp", "q" }, { "call", "q" }, { "mul", "bwlq" }, { "div", "bwlq" },
+		{ "idiv", "bwlq" }, { "ptest", "" }, { "vptest", "" }, { "ucomis", "sd" },
+		{ "comis", "sd" }, { "vucomis", "sd" }, { "vcomis", "sd" }, { "kortest", "bwdq" },
+		{ "ktest", "bwdq" }, { "out", "bwl" }, { "prefetch", "" }, { "clflush", "" },
+		{ "clwb", "" },
 	};
 	size_t l = strcspn(t, " ");
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		size_t n = strlen(names[i]);
+		size_t n = strlen(names[i].name);
 
-		/* the name, with an AT&T size suffix at most (cmpq, btl; not btc, bts, btr) */
-		if (l >= n && l <= n + 2 && !strncmp(t, names[i], n) &&
-		    (l == n || strchr("bwlqsd", t[n])) && (l < n + 2 || strchr("sd", t[n + 1])))
+		/* the name, or it and one suffix (btl, not btc, bts or btr) */
+		if (strncmp(t, names[i].name, n))
+			continue;
+		if (l == n || (l == n + 1 && strchr(names[i].suffixes, t[n])))
 			return true;
 	}
 	/* imul of one operand reads it (the product goes to rdx:rax) */
