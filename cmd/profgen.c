@@ -122,9 +122,6 @@ struct profgen {
 	uint64_t samples, used;
 	bool lbr, symbols_only;
 	struct opener *opener;
-	/* DSOs passed over when choosing the binary: their files are not here */
-	struct pg_dso **no_file;
-	size_t nr_no_file;
 };
 
 /*
@@ -423,16 +420,34 @@ static int cmp_samples(const void *a, const void *b)
 	return strcmp(x->dso->path, y->dso->path);
 }
 
-/* Whether choose_binary() passed d over for want of its file. */
-static bool passed_over(const struct profgen *g, const struct pg_dso *d)
+/*
+ * The most sampled DSO's file is not here: rebuilt since the recording (the
+ * path holds another build), or gone. Said with the build-ids and the path.
+ */
+static int no_file_error(const struct pg_dso *p)
 {
-	for (size_t i = 0; i < g->nr_no_file; i++)
-		if (g->no_file[i] == d)
-			return true;
-	return false;
+	const struct dso *d = p->dso;
+	char a[2 * BUILDID_MAX + 1], b[2 * BUILDID_MAX + 1];
+
+	if (d->path_differs)
+		return error("%s (%" PRIu64 " samples) was rebuilt since the recording: the file "
+			     "there has %s%s, the recording's build-id %s; give that build with "
+			     "--binary (sbx record keeps a copy in the build-id cache)", d->shown_path,
+			     p->samples, d->path_build_id_size ? "build-id " : "no build-id",
+			     buildid_hex(d->path_build_id, d->path_build_id_size, a),
+			     buildid_hex(d->build_id, d->build_id_size, b));
+	if (d->build_id_size)
+		return error("%s (%" PRIu64 " samples) is not here, nor its build-id %s in the "
+			     "build-id cache; give it with --binary", d->shown_path, p->samples,
+			     buildid_hex(d->build_id, d->build_id_size, b));
+	return error("%s (%" PRIu64 " samples) is not here; give it with --binary",
+		     d->shown_path, p->samples);
 }
 
-/* Without --binary: the executable with the most user samples. */
+/*
+ * Without --binary: the executable with the most user samples; an error
+ * when the most sampled file is not here.
+ */
 static int choose_binary(struct profgen *g)
 {
 	struct pg_dso **all = NULL;
@@ -461,18 +476,20 @@ static int choose_binary(struct profgen *g)
 		free(all);
 		return error("out of memory");
 	}
-	g->no_file = calloc(nr ? nr : 1, sizeof(*g->no_file));
-	if (!g->no_file) {
-		free(all);
-		return error("out of memory");
-	}
 	for (size_t i = 0; i < nr && !g->nr_targets; i++) {
 		const char *file = dso_file(all[i]->dso);
 		struct binary *b;
 
+		/*
+		 * The most sampled file that is not here stops it: profiling the
+		 * next one instead (libc, with a sample or two) would hand a build
+		 * a profile of the wrong program
+		 */
 		if (!file) {
-			g->no_file[g->nr_no_file++] = all[i];
-			continue;
+			int ret = no_file_error(all[i]);
+
+			free(all);
+			return ret;
 		}
 		err = binary_open(file, g->debug_binary, &b);
 		sbx_error_clear();
@@ -486,16 +503,8 @@ static int choose_binary(struct profgen *g)
 		g->nr_targets = 1;
 	}
 	if (!g->nr_targets) {
-		int ret;
-
-		if (nr && !dso_file(all[0]->dso))
-			ret = error("no executable to profile: the file of %s (%" PRIu64 " samples) "
-				    "is not here; give it with --binary", all[0]->dso->path,
-				    all[0]->samples);
-		else
-			ret = error("no executable got user-space samples; give one with --binary");
 		free(all);
-		return ret;
+		return error("no executable got user-space samples; give one with --binary");
 	}
 	/* the same binary in every input (by build-id, else by path) */
 	for (size_t i = 0; i < nr; i++) {
@@ -511,20 +520,16 @@ static int choose_binary(struct profgen *g)
 				return error("out of memory");
 			}
 	}
-	for (size_t i = 0; i < g->nr_no_file; i++)
-		fprintf(stderr, "sbx profgen: %s (%" PRIu64 " samples) is passed over: its file is "
-			"not here (give it with --binary)\n", g->no_file[i]->dso->shown_path,
-			g->no_file[i]->samples);
 	fprintf(stderr, "sbx profgen: profiling %s ", g->targets[0].dsos[0]->dso->shown_path);
 	if (strcmp(g->targets[0].dsos[0]->dso->path, g->targets[0].b->path))
 		fprintf(stderr, "(read from %s) ", g->targets[0].b->path);
 	fprintf(stderr, "(%" PRIu64 " samples)", g->targets[0].dsos[0]->samples);
 	for (size_t i = 0, shown = 0; i < nr && shown < 5; i++) {
-		bool said = false;	/* chosen, or passed over above */
+		bool chosen = false;
 
 		for (size_t k = 0; k < g->targets[0].nr; k++)
-			said |= g->targets[0].dsos[k] == all[i];
-		if (said || passed_over(g, all[i]))
+			chosen |= g->targets[0].dsos[k] == all[i];
+		if (chosen)
 			continue;
 		fprintf(stderr, "%s %s (%" PRIu64 ")", shown ? "," : "; other DSOs:",
 			base_name(all[i]->dso->shown_path), all[i]->samples);
@@ -555,16 +560,13 @@ static void count_left_out(struct profgen *g)
 		for (int r = 0; r < PG_NR_REASONS; r++)
 			g->dropped[r] += pg_collector_dropped(g->in[k].c, r);
 		for (size_t j = 0; j < n; j++) {
-			bool no_file;
-
 			if (in_target(g, dsos[j]) || !dsos[j]->samples)
 				continue;
-			no_file = passed_over(g, dsos[j]);
-			g->dropped[no_file ? PG_NO_FILE : PG_NOT_BINARY] += dsos[j]->samples;
+			g->dropped[PG_NOT_BINARY] += dsos[j]->samples;
 			if (g->detailed)
 				fprintf(stderr, "sbx profgen: %s: %" PRIu64 " samples left out (%s)\n",
 					dsos[j]->dso->shown_path, dsos[j]->samples,
-					pg_reason_name(no_file ? PG_NO_FILE : PG_NOT_BINARY));
+					pg_reason_name(PG_NOT_BINARY));
 		}
 	}
 	/* build-id mismatches were counted as "not the binary" too */
@@ -795,7 +797,6 @@ static void profgen_release(struct profgen *g)
 		free(g->targets[i].dsos);
 	}
 	free(g->targets);
-	free(g->no_file);
 	for (size_t i = 0; i < g->nr_in; i++) {
 		pg_collector_free(g->in[i].c);
 		if (g->in[i].script) {

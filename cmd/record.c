@@ -24,6 +24,7 @@
 #include "perf/perf-data-write.h"
 #include "measure/record.h"
 #include "measure/dso-hits.h"
+#include "symbol/buildid-cache.h"
 #include "measure/synthesize.h"
 #include "measure/tracing-data.h"
 #include "measure/workload.h"
@@ -59,6 +60,8 @@ static const struct sbx_option record_options[] = {
 	  "default, fastest) to 22, as perf record -z", 0 },
 	{ "mmap-pages", 'm', "PAGES", "ring buffer pages per CPU, a power of 2 (default 128)", 0 },
 	{ "quiet", 'q', NULL, "no summary line", 0 },
+	{ "no-buildid-cache", 'N', NULL, "do not copy the sampled files into the build-id cache "
+	  "(~/.debug)", 0 },
 	{ "max-pids", 0, "N", "the command may have at most N processes and threads at once",
 	  OPT_MAX_PIDS },
 	{ "max-memory", 0, "SIZE", "the command's memory (K, M, G suffixes): past it, it is killed",
@@ -100,6 +103,7 @@ struct rec {
 	char *event_lists[OPT_MAX_EVENTS];
 	int nr_lists;
 	bool freq_given, quiet;
+	bool no_buildid_cache;		/* -N */
 	char *kept_old;			/* where the file replaced is now (OUTPUT.old) */
 	struct contain_limits limits;	/* --max-pids, --max-memory */
 	char **cmd_argv;		/* the command, or NULL for -p / -a */
@@ -390,6 +394,9 @@ static int parse_args(struct rec *c, int argc, char **argv)
 		case 'q':
 			c->quiet = true;
 			break;
+		case 'N':
+			c->no_buildid_cache = true;
+			break;
 		default:
 			return opts_finish(&p, opt);
 		}
@@ -590,6 +597,38 @@ static int finish_file(struct rec *c, uint64_t *data_size)
 	return err;
 }
 
+/*
+ * The sampled files, copied into perf's build-id cache as perf record does,
+ * so that the recording can be read after a rebuild; a file that cannot be
+ * copied leaves the recording as it is, and is said.
+ */
+static void cache_files(struct rec *c)
+{
+	struct dso_hits_cached got;
+	char *dir = buildid_cache_dir(), *slash;
+	struct stat st;
+
+	if (!dir) {
+		warning("the build-id cache: out of memory; no file was copied");
+		return;
+	}
+	/* no home folder to hold it (HOME unset, a service's /nonexistent): none, as perf */
+	slash = strrchr(dir, '/');
+	if (slash && slash > dir) {
+		*slash = 0;
+		if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+			free(dir);
+			return;
+		}
+		*slash = '/';
+	}
+	dso_hits_cache_files(c->hits, dir, &got);
+	if (got.failed)
+		warning("%zu sampled file%s not copied into the build-id cache (the first: %s)",
+			got.failed, got.failed == 1 ? "" : "s", got.first_error);
+	free(dir);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct rec c = { .cfg = { .clockid = CLOCK_MONOTONIC }, .output = "perf.data" };
@@ -703,6 +742,8 @@ int cmd_record(int argc, char **argv)
 	if (err < 0)
 		goto fail_lib;
 
+	if (!c.no_buildid_cache)
+		cache_files(&c);
 	stats = record_stats(c.r);
 	if (stats->lost)
 		warning("%llu samples lost: the ring buffers overflowed (use a bigger -m or "

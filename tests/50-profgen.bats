@@ -95,8 +95,8 @@ within() {
 	echo "$output" | jq -e '.mode == "ip" and (.functions[0].name == "loop1")'
 }
 
-@test "profgen: without --binary, the executable with the most samples, the others named; one whose file is gone is passed over" {
-	local here n
+@test "profgen: without --binary, the executable with the most samples, the others named; when its file is gone, an error" {
+	local here
 	# no build-id: no cache holds it, so once removed its file is nowhere
 	cc -O2 -Wl,--build-id=none -o gone "$WORKLOADS/noploop.c"
 	here=$(pwd -P)
@@ -106,18 +106,61 @@ within() {
 	run -0 --separate-stderr sbx profgen -o auto.prof nf.data
 	assert_regex "${stderr_lines[0]}" "^sbx profgen: profiling $here/gone \([0-9]+ samples\); other DSOs: (.*, )?profgen-loops \([0-9]+\)(, .*)?; --binary chooses another$"
 	grep -q '^hot_a:' auto.prof
-	# its file gone: said, the next one profiled, its samples counted as "no file"
-	rm gone
-	run -0 --separate-stderr sbx profgen -o nf.prof nf.data
-	assert_regex "${stderr_lines[0]}" "^sbx profgen: $here/gone \([0-9]+ samples\) is passed over: its file is not here \(give it with --binary\)$"
-	n=$(sed -n 's/.*(\([0-9]*\) samples) is passed over.*/\1/p' <<< "${stderr_lines[0]}")
-	assert_regex "${stderr_lines[1]}" "^sbx profgen: profiling .*/profgen-loops .*; --binary chooses another$"
-	run -1 grep -q 'gone' <<< "${stderr_lines[1]}"
-	assert_regex "${stderr_lines[-1]}" "; left out: (.*, )?$n no file(,|$| )"
+	# its file gone: not the next one (a profile of the wrong program), but an error
+	rm gone auto.prof
+	run -1 --separate-stderr sbx profgen -o auto.prof nf.data
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_regex "${stderr_lines[0]}" "^sbx profgen: error: $here/gone \([0-9]+ samples\) is not here; give it with --binary$"
+	[ ! -e auto.prof ]
+	# --binary names the one to profile
+	run -0 --separate-stderr sbx profgen --binary "$W" -o nf.prof nf.data
 	grep -q '^loop1:' nf.prof
-	# --show-detailed-warning names it, with its samples and why
-	run -0 --separate-stderr sbx profgen --show-detailed-warning -o nf.prof nf.data
-	grep -qxF "sbx profgen: $here/gone: $n samples left out (no file)" <<< "$stderr"
+	assert_regex "${stderr_lines[-1]}" "; left out: (.*, )?[0-9]+ not the chosen binary(,|$| )"
+}
+
+# the GNU build-id of ELF file $1, in hex
+build_id_of() {
+	readelf -n "$1" | awk '/Build ID:/ { print $3 }'
+}
+
+@test "profgen, report: a binary rebuilt in place is read from the build-id cache that sbx record filled, as perf reads it; without the cache, both build-ids are said" {
+	local here old new
+	mkdir home empty
+	here=$(pwd -P)
+	cp "$WORKLOADS/noploop.c" app.c
+	cc -O2 -g -o app app.c
+	old=$(build_id_of app)
+	HOME=$PWD/home run -0 sbx record -q -e cpu-clock -F 999 -o a.data -- ./app 300
+	# perf's layout: HOME/.debug/PATH/ID/elf, and .build-id/XX/REST linking to it
+	cmp app "home/.debug$here/app/$old/elf"
+	[ "$(readlink "home/.debug/.build-id/${old:0:2}/${old:2}")" = "../..$here/app/$old" ]
+	HOME=$PWD/home run -0 sbx profgen -o before.prof a.data
+	HOME=$PWD/home sbx report --stdio -i a.data -s dso,sym 2>/dev/null | grep -v '^#' > before.txt
+	grep -q ' hot_a$' before.txt
+	# a code change, rebuilt in place: another build-id at the same path
+	echo 'int rebuilt_marker = 1;' >> app.c
+	cc -O2 -g -o app app.c
+	new=$(build_id_of app)
+	[ "$old" != "$new" ]
+	# with the cache: the recorded build, the same profile and report as before
+	HOME=$PWD/home run -0 --separate-stderr sbx profgen -o after.prof a.data
+	assert_regex "${stderr_lines[0]}" "^sbx profgen: profiling $here/app \(read from $here/home/\.debug/\.build-id/${old:0:2}/${old:2}/elf\) "
+	cmp before.prof after.prof
+	HOME=$PWD/home sbx report --stdio -i a.data -s dso,sym 2>/dev/null | grep -v '^#' > after.txt
+	diff before.txt after.txt
+	# perf finds the copy too: its rows name the same symbols
+	HOME=$PWD/home perf report --stdio -i a.data -s dso,sym 2>/dev/null | grep -v '^#' |
+		grep ' app ' > perf.txt
+	grep -q '\[\.\] hot_a$' perf.txt
+	# without it: an error naming the path and both build-ids, no profile of libc
+	HOME=$PWD/empty run -1 --separate-stderr sbx profgen -o none.prof a.data
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_regex "${stderr_lines[0]}" "^sbx profgen: error: $here/app \([0-9]+ samples\) was rebuilt since the recording: the file there has build-id $new, the recording's build-id $old; give that build with --binary \(sbx record keeps a copy in the build-id cache\)$"
+	[ ! -e none.prof ]
+	# -N: nothing copied
+	mkdir home2
+	HOME=$PWD/home2 run -0 sbx record -N -q -e cpu-clock -F 999 -o b.data -- ./app 10
+	[ ! -e home2/.debug ]
 }
 
 @test "profgen: IP-only profiles: bodies within their totals, heads from entry blocks; --pid keeps one process" {

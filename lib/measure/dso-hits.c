@@ -4,6 +4,7 @@
  * of symbol/addrspace follows the processes, a set holds the DSOs hit.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "perf/sample.h"
 #include "symbol/addrspace.h"
 #include "symbol/buildid.h"
+#include "symbol/buildid-cache.h"
 #include "util/array.h"
 #include "util/error.h"
 #include "util/hashmap.h"
@@ -194,5 +196,37 @@ int dso_hits_build_id_feature(const struct dso_hits *h, void **out, size_t *out_
 	sbx_error_clear();
 	*out = buf;
 	*out_len = len;
+	return 0;
+}
+
+int dso_hits_cache_files(const struct dso_hits *h, const char *dir, struct dso_hits_cached *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < h->nr_order; i++) {
+		const struct dso *d = h->order[i];
+		uint8_t id[BUILDID_MAX];
+		size_t size = 0;
+		int err;
+
+		if (d->kind != DSO_ELF || d->path[0] != '/')
+			continue;	/* the kernel, [vdso], //anon: no file to copy */
+		err = buildid_read(d->path, id, sizeof(id), &size);
+		if (err == -ENOENT || (!err && !size)) {
+			sbx_error_clear();
+			continue;	/* no build-id: nothing to find it by */
+		}
+		if (!err)
+			err = buildid_cache_add(dir, d->path, id, size);
+		if (err > 0) {
+			out->added++;
+		} else if (err == 0) {
+			out->had++;
+		} else {
+			if (!out->failed++)
+				snprintf(out->first_error, sizeof(out->first_error), "%s",
+					 sbx_error_msg());
+			sbx_error_clear();
+		}
+	}
 	return 0;
 }

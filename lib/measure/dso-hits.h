@@ -41,4 +41,18 @@ size_t dso_hits_count(const struct dso_hits *h);
  */
 int dso_hits_build_id_feature(const struct dso_hits *h, void **buf, size_t *len, size_t *nr);
 
+/* What dso_hits_cache_files() did. */
+struct dso_hits_cached {
+	size_t added, had, failed;	/* files copied, found there already, not cached */
+	char first_error[256];		/* why the first one failed ("" when none did) */
+};
+
+/*
+ * Copy each hit DSO that is a file with a build-id into perf's build-id
+ * cache under dir (symbol/buildid-cache.h), as perf record does at its end;
+ * the kernel, [vdso] and //anon are not copied. A file that cannot be cached
+ * is counted and left out. Returns 0.
+ */
+int dso_hits_cache_files(const struct dso_hits *h, const char *dir, struct dso_hits_cached *out);
+
 #endif

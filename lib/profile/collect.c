@@ -15,7 +15,6 @@ static const char *const reason_names[PG_NR_REASONS] = {
 	[PG_KERNEL] = "kernel",
 	[PG_NO_MAP] = "no mmap",
 	[PG_NOT_BINARY] = "not the chosen binary",
-	[PG_NO_FILE] = "no file",
 	[PG_BUILD_ID] = "build-id mismatch",
 	[PG_NO_FUNCTION] = "outside any function",
 	[PG_NO_LINE] = "no line",

@@ -35,7 +35,6 @@ enum pg_reason {
 	PG_KERNEL,		/* the sample is in the kernel */
 	PG_NO_MAP,		/* no map of its process holds the address */
 	PG_NOT_BINARY,		/* in a DSO that is not a chosen binary */
-	PG_NO_FILE,		/* in an executable passed over: its file is not here */
 	PG_BUILD_ID,		/* in a file whose build-id differs from the binary's */
 	PG_NO_FUNCTION,		/* in the binary, outside every function */
 	PG_NO_LINE,		/* in a function, at an address without a line (line 0) */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "symbol/buildid.h"
+#include "symbol/buildid-cache.h"
 #include "util/error.h"
 #include "util/input.h"
 
@@ -175,7 +176,6 @@ int buildid_kernel(uint8_t *id, size_t max, size_t *size)
 
 char *buildid_debug_file(const uint8_t *id, size_t size)
 {
-	const char *home = getenv("HOME");
 	char hex[2 * BUILDID_MAX + 1], *p;
 	const char *roots[2] = { NULL, "/usr/lib/debug" };
 	char *home_root = NULL;
@@ -184,8 +184,8 @@ char *buildid_debug_file(const uint8_t *id, size_t size)
 	if (!size || size > BUILDID_MAX)
 		return NULL;
 	buildid_hex(id, size, hex);
-	if (home && asprintf(&home_root, "%s/.debug", home) >= 0)
-		roots[0] = home_root;
+	home_root = buildid_cache_dir();	/* ~/.debug */
+	roots[0] = home_root;
 	for (int i = 0; i < 2; i++) {
 		if (!roots[i])
 			continue;

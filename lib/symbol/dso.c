@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "symbol/buildid.h"
+#include "symbol/buildid-cache.h"
 #include "symbol/dso.h"
 #include "util/error.h"
 #include "util/escape.h"
@@ -87,8 +88,8 @@ int dso_cache_set_paths(struct dso_cache *c, const char *debug_dir, const char *
 		home = "/";
 	if (debug_dir)
 		a = strdup(debug_dir);
-	else if (asprintf(&a, "%s/.debug", home) < 0)
-		a = NULL;
+	else
+		a = buildid_cache_dir();	/* ~/.debug */
 	if (debuginfod_dir)
 		b = strdup(debuginfod_dir);
 	else if (getenv("DEBUGINFOD_CACHE_PATH"))
@@ -242,11 +243,20 @@ static char *find_file(struct dso *d)
 		/* a file whose build-id differs from the recorded one is not it */
 		if (d->build_id_size) {
 			uint8_t id[DSO_BUILD_ID_MAX];
-			size_t size;
+			size_t size = 0;
+			int err = buildid_read(d->path, id, sizeof(id), &size);
 
-			if (!buildid_read(d->path, id, sizeof(id), &size) &&
-			    (size != d->build_id_size || memcmp(id, d->build_id, size)))
+			if (err == -ENOENT) {		/* none now: not the recorded build */
+				sbx_error_clear();
+				size = 0;
+			}
+			if ((!err || err == -ENOENT) &&
+			    (size != d->build_id_size || memcmp(id, d->build_id, size))) {
+				d->path_differs = true;
+				memcpy(d->path_build_id, id, size);
+				d->path_build_id_size = size;
 				return NULL;
+			}
 		}
 		return strdup(d->path);
 	}

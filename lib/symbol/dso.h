@@ -43,6 +43,10 @@ struct dso {
 	size_t build_id_size;		/* 0 when unknown */
 	bool loaded;			/* symbols and segments were looked for */
 	char *file;			/* the file read (cache hit or path), NULL if none */
+	bool path_differs;		/* the file at path has another build-id than the
+					   recorded one (rebuilt since): not read */
+	uint8_t path_build_id[DSO_BUILD_ID_MAX];
+	size_t path_build_id_size;	/* that file's build-id (0: it has none) */
 	struct symtab *symtab;		/* NULL when none could be read */
 	struct dso_load *loads;
 	size_t nr_loads;
@@ -75,7 +79,8 @@ struct dso *dso_cache_at(const struct dso_cache *c, size_t i);
 /*
  * The file read for d (loading it on first use): a build-id cache entry, or
  * the recorded path when its build-id matches (or is not known); NULL when
- * none was found.
+ * none was found (path_differs then says whether a file of another
+ * build-id is at the path).
  */
 const char *dso_file(struct dso *d);
 
