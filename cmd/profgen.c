@@ -29,6 +29,7 @@
 #include "util/error.h"
 #include "util/heap.h"
 #include "util/output.h"
+#include "util/escape.h"
 #include "util/strlist.h"
 
 static const char *const profgen_usage[] = {
@@ -574,6 +575,46 @@ static void count_left_out(struct profgen *g)
 				     g->dropped[PG_BUILD_ID] : g->dropped[PG_NOT_BINARY];
 }
 
+/*
+ * What makes an IP-only profile likely to mislead clang, said with the fix:
+ * line offsets that are not the compiler's, lines that cannot be told
+ * apart, samples that left holes. Shares of the binary's samples.
+ */
+static void ip_warnings(const struct pg_generate_stats *st, const char *path)
+{
+	uint64_t all = st->samples + st->no_line;
+
+	if (st->no_decl_line && st->no_decl_line * 10 >= st->samples)
+		warning("%.0f%% of the samples in %s are in functions without a declaration "
+			"line (DW_AT_decl_line), so their line offsets are not the ones clang looks "
+			"up: rebuild with -fdebug-info-for-profiling (-gline-tables-only leaves the "
+			"line out without it)", 100.0 * (double)st->no_decl_line / (double)st->samples,
+			escape_str(path));
+	else if (st->samples >= 1000 && !st->with_discriminator)
+		warning("no sampled line of %s has a discriminator: was it built without "
+			"-fdebug-info-for-profiling? The blocks of one line then share one count",
+			escape_str(path));
+	if (st->no_line && st->no_line * 20 >= all)
+		warning("%.1f%% of the samples in %s fell on instructions of no line (line 0) "
+			"and were left out: the lines around them read colder than they ran",
+			100.0 * (double)st->no_line / (double)all, escape_str(path));
+}
+
+#define HOT_FUNCTION_SAMPLES	500	/* fewer: most of its lines' counts are noise */
+
+/* The hottest function of an IP-only profile with too few samples to tell its lines apart. */
+static void few_samples_warning(struct sample_profile *p)
+{
+	struct sp_func *const *funcs;
+	size_t n = sample_profile_sorted(p, &funcs);
+
+	if (n && funcs[0]->total < HOT_FUNCTION_SAMPLES)
+		warning("the hottest function, %s, has %" PRIu64 " samples: too few for counts "
+			"of its lines that are more than noise; record longer, at a higher -F "
+			"(10000), or give several recordings (at least %d samples in it)",
+			escape_str(funcs[0]->name), funcs[0]->total, HOT_FUNCTION_SAMPLES);
+}
+
 static void summary_line(const struct profgen *g)
 {
 	bool first = true;
@@ -935,6 +976,11 @@ int cmd_profgen(int argc, char **argv)
 			warning("%s is stripped: it has neither DWARF nor a symbol table (give the "
 				"unstripped file, or its debug file with --debug-binary)",
 				g.targets[i].b->path);
+		else if (st.symbols_only && g.targets[i].b->lines_only)
+			warning("%s has line tables but no DWARF functions (DW_TAG_subprogram), as "
+				"clang -gline-tables-only builds it without -fdebug-info-for-profiling: "
+				"the profile names functions from its symbols, with no lines (rebuild "
+				"with -fdebug-info-for-profiling)", escape_str(g.targets[i].b->path));
 		else if (st.symbols_only)
 			warning("%s has no DWARF for its sampled code: the profile names functions from its "
 				"symbols, with no lines (build with -g or -gline-tables-only, or give "
@@ -948,11 +994,15 @@ int cmd_profgen(int argc, char **argv)
 				st.bad_returns * 4 > st.returns
 					? ": was it built without frame pointers? (-fno-omit-frame-"
 					  "pointer, or --ignore-stack-samples)" : "");
+		if (!st.lbr && !st.symbols_only)
+			ip_warnings(&st, g.targets[i].b->path);
 		if (st.lbr && st.bad_ranges && g.detailed)
 			fprintf(stderr, "sbx profgen: %" PRIu64 " of %" PRIu64 " range samples "
 				"refused (not on instruction boundaries, or across an unconditional "
 				"branch)\n", st.bad_ranges, st.ranges + st.bad_ranges);
 	}
+	if (!g.skip_symbolization && !g.lbr && !g.symbols_only)
+		few_samples_warning(p);
 	if (!g.skip_symbolization)
 		summary_line(&g);
 	if (!g.skip_symbolization && !sample_profile_nr(p)) {

@@ -244,6 +244,49 @@ build_id_of() {
 	run -1 grep -q '^leaf:' ip.prof
 }
 
+@test "profgen: IP-only profiles likely to mislead are said, with the fix: no declaration lines, no discriminators, samples on line 0, too few samples" {
+	local zero line fn
+	# -gline-tables-only without -fdebug-info-for-profiling: no functions in the DWARF
+	# where nothing was inlined; DW_TAG_subprogram without DW_AT_decl_line where it was
+	clang -O2 -gline-tables-only -o tables "$WORKLOADS/noploop.c" 2>/dev/null
+	sbx record -q -e cpu-clock -F 10000 -o t.data -- ./tables 300 >/dev/null
+	run -0 --separate-stderr sbx profgen --binary tables -o t.prof t.data
+	assert_regex "$stderr" "sbx profgen: warning: (.*/)?tables has line tables but no DWARF functions \(DW_TAG_subprogram\), as clang -gline-tables-only builds it without -fdebug-info-for-profiling: .*\(rebuild with -fdebug-info-for-profiling\)"
+	clang -O2 -gline-tables-only -o inl "$WORKLOADS/profgen-loops.c"
+	llvm-dwarfdump-14 --debug-info inl | grep -q DW_TAG_subprogram
+	run -1 grep -q DW_AT_decl_line < <(llvm-dwarfdump-14 --debug-info inl)
+	sbx record -q -e cpu-clock -F 10000 -o i.data -- sh -c './inl calls 30000000; true' >/dev/null
+	run -0 --separate-stderr sbx profgen --binary inl -o i.prof i.data
+	assert_regex "$stderr" "sbx profgen: warning: [0-9]+% of the samples in (.*/)?inl are in functions without a declaration line \(DW_AT_decl_line\), so their line offsets are not the ones clang looks up: rebuild with -fdebug-info-for-profiling"
+	# -g alone: lines have no discriminators (at 1000 samples or more)
+	clang -O2 -g -o plain "$WORKLOADS/noploop.c" 2>/dev/null
+	sbx record -q -e cpu-clock -F 10000 -o p.data -- ./plain 300 >/dev/null
+	run -0 --separate-stderr sbx profgen --binary plain -o p.prof p.data
+	if [ "$(sed -n 's/^sbx profgen: \([0-9]*\) samples, \([0-9]*\) in the profile.*/\2/p' <<< "$stderr")" -ge 1000 ]; then
+		assert_regex "$stderr" "sbx profgen: warning: no sampled line of (.*/)?plain has a discriminator: was it built without -fdebug-info-for-profiling\?"
+	fi
+	# built as a profile wants it: neither
+	clang -O2 -g -gline-tables-only -fdebug-info-for-profiling -o good "$WORKLOADS/noploop.c" 2>/dev/null
+	sbx record -q -e cpu-clock -F 10000 -o g.data -- ./good 300 >/dev/null
+	run -0 --separate-stderr sbx profgen --binary good -o g.prof g.data
+	run -1 grep -q 'declaration line\|discriminator\|line 0\|hottest' <<< "$stderr"
+	# half of loop1's samples on an instruction of line 0: said, with the share
+	zero=$(llvm-dwarfdump-14 --debug-line "$W" | awk '$1 ~ /^0x/ && $2 == 0 { print $1 }' |
+		while read -r a; do [ "$(llvm-symbolizer-14 --obj="$W" "$a" | head -1)" = loop1 ] && { echo "$a"; break; }; done)
+	line=$(llvm-dwarfdump-14 --debug-line "$W" | awk '$1 ~ /^0x/ && $2 != 0 { print $1 }' |
+		while read -r a; do [ "$(llvm-symbolizer-14 --obj="$W" "$a" | head -1)" = loop1 ] && { echo "$a"; break; }; done)
+	fn=$(nm "$W" | awk '$3 == "loop1" { print $1 }')
+	[ -n "$zero" ] && [ -n "$line" ] && [ -n "$fn" ]
+	printf '600 loop1+0x%x\n600 loop1+0x%x\n' $((zero - 0x$fn)) $((line - 0x$fn)) | "$GENLBR" -g -o z.data -b "$W"
+	run -0 --separate-stderr sbx profgen --binary "$W" -o z.prof z.data
+	assert_regex "$stderr" "sbx profgen: warning: 50\.0% of the samples in .*/profgen-loops fell on instructions of no line \(line 0\) and were left out"
+	run -1 grep -q 'hottest' <<< "$stderr"
+	# a short recording: the hottest function has too few samples
+	printf '40 loop1+0x%x\n' $((line - 0x$fn)) | "$GENLBR" -g -o few.data -b "$W"
+	run -0 --separate-stderr sbx profgen --binary "$W" -o few.prof few.data
+	assert_regex "$stderr" "sbx profgen: warning: the hottest function, loop1, has 40 samples: too few for counts of its lines that are more than noise; record longer, at a higher -F \(10000\), or give several recordings \(at least 500 samples in it\)"
+}
+
 @test "profgen: call chains give call targets at the call sites; --ignore-stack-samples leaves them out" {
 	# 100M iterations, some 0.4 s: over 1,000 samples, a fifth of them under tail (46
 	# samples at 3M let a run see none)

@@ -265,6 +265,8 @@ struct span_cache {
 	struct sp_func *levels[MAX_FRAMES];
 	struct sp_body *body;
 	uint32_t dup;			/* the line's duplication factor */
+	bool no_decl_line;		/* a level's function has no DW_AT_decl_line */
+	bool discriminator;		/* a level's line has a discriminator */
 	const char *top_name;		/* levels[0]'s frame name, as the frames give it */
 };
 
@@ -290,6 +292,11 @@ static int span_fill(struct span_cache *c, struct sample_profile *p,
 		c->levels[k] = f = sp_func_inlinee(p, f, frame_loc(&frames[k - 1]), frames[k].func);
 	c->body = f ? sp_func_body(p, f, frame_loc(&frames[nf - 1])) : NULL;
 	c->dup = pg_duplication_factor(frames[nf - 1].discriminator);
+	c->no_decl_line = c->discriminator = false;
+	for (size_t k = 0; k < nf; k++) {
+		c->no_decl_line |= !frames[k].func_line;
+		c->discriminator |= frames[k].discriminator != 0;
+	}
 	return c->body ? 0 : -ENOMEM;
 }
 
@@ -421,6 +428,10 @@ static int function_ips(struct sample_profile *p, const struct binary *b,
 			/* the count is the total of every level; the line's count, the maximum */
 			span_count(&span, c->n, c->n);
 			st->samples += c->n;
+			if (span.no_decl_line)
+				st->no_decl_line += c->n;
+			if (span.discriminator)
+				st->with_discriminator += c->n;
 		}
 	}
 	return 0;

@@ -43,6 +43,14 @@ struct pg_generate_stats {
 	uint64_t branches;		/* LBR branches into the binary */
 	/* call-chain returns counted, and those not after a call instruction (left out) */
 	uint64_t returns, bad_returns;
+	/*
+	 * IP samples (not from branch stacks) in the profile at a function of
+	 * no DW_AT_decl_line (clang -gline-tables-only without
+	 * -fdebug-info-for-profiling: its line offsets are not the compiler's),
+	 * and those whose line has a discriminator (none at all: a build without
+	 * -fdebug-info-for-profiling, as a rule)
+	 */
+	uint64_t no_decl_line, with_discriminator;
 	bool lbr;			/* the profile came from branch stacks */
 	bool symbols_only;		/* no DWARF: functions from the symbol table */
 };

@@ -250,6 +250,7 @@ int binary_open(const char *path, const char *debug_path, struct binary **out)
 		const struct dwarf_func *f;
 
 		if (!dwarf_info_functions(b->dwarf, &f)) {
+			b->lines_only = true;
 			dwarf_info_free(b->dwarf);
 			b->dwarf = NULL;
 			free(b->debug_file);

@@ -42,6 +42,9 @@ struct binary {
 	size_t nr_code_starts;
 	struct symtab *symtab;		/* ELF symbols; NULL when none */
 	struct dwarf_info *dwarf;	/* NULL when there is no DWARF with functions */
+	bool lines_only;		/* DWARF of line tables and no function (dwarf
+					   NULL): clang -gline-tables-only without
+					   -fdebug-info-for-profiling, where nothing was inlined */
 	char *debug_file;		/* where the DWARF came from, when not path */
 	int fd;
 	void *elf;			/* Elf * */
