@@ -9,6 +9,7 @@
 #include "builtin.h"
 #include "perf-input.h"
 #include "perf/records.h"
+#include "symbol/buildid.h"
 #include "util/error.h"
 
 int perf_input_open(struct perf_input *in, const char *path)
@@ -236,6 +237,28 @@ static int deliver(void *ctx, const struct perf_event_header *rec,
 	return jit_tracker_record(in->jit, rec, attr, sample, deliver_jit, in);
 }
 
+/*
+ * Files read for their symbols whose path now holds another build than the
+ * one recorded, and no copy of it in the build-id cache: their samples show
+ * as addresses. Said once a file, with both build-ids (perf says nothing).
+ */
+static void rebuilt_warnings(struct perf_input *in)
+{
+	for (size_t i = 0; i < dso_cache_nr(in->cache); i++) {
+		const struct dso *d = dso_cache_at(in->cache, i);
+		char a[2 * DSO_BUILD_ID_MAX + 1], b[2 * DSO_BUILD_ID_MAX + 1];
+
+		if (!d->loaded || !d->path_differs)
+			continue;
+		warning("%s was rebuilt since the recording (the file there has %s%s, the "
+			"recording's build-id %s) and the build-id cache has no copy: its samples "
+			"show as addresses", d->shown_path,
+			d->path_build_id_size ? "build-id " : "no build-id",
+			buildid_hex(d->path_build_id, d->path_build_id_size, a),
+			buildid_hex(d->build_id, d->build_id_size, b));
+	}
+}
+
 int perf_input_run(struct perf_input *in, session_fn fn, void *ctx)
 {
 	const struct session_stats *st;
@@ -271,6 +294,7 @@ int perf_input_run(struct perf_input *in, session_fn fn, void *ctx)
 	if (perf_data_nr_unknown(in->data) && sbx_globals.verbose)
 		warning("%" PRIu64 " records of unknown type were skipped",
 			perf_data_nr_unknown(in->data));
+	rebuilt_warnings(in);
 	return 0;
 }
 

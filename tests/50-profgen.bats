@@ -157,6 +157,12 @@ build_id_of() {
 	assert_equal "${#stderr_lines[@]}" 1
 	assert_regex "${stderr_lines[0]}" "^sbx profgen: error: $here/app \([0-9]+ samples\) was rebuilt since the recording: the file there has build-id $new, the recording's build-id $old; give that build with --binary \(sbx record keeps a copy in the build-id cache\)$"
 	[ ! -e none.prof ]
+	# report and script say it, where perf shows bare addresses without a word
+	for c in report script; do
+		HOME=$PWD/empty run -0 --separate-stderr sbx $c -i a.data
+		assert_equal "${#stderr_lines[@]}" 1
+		assert_equal "${stderr_lines[0]}" "sbx $c: warning: $here/app was rebuilt since the recording (the file there has build-id $new, the recording's build-id $old) and the build-id cache has no copy: its samples show as addresses"
+	done
 	# -N: nothing copied
 	mkdir home2
 	HOME=$PWD/home2 run -0 sbx record -N -q -e cpu-clock -F 999 -o b.data -- ./app 10
