@@ -21,6 +21,7 @@
 #include "parse-options.h"
 #include "perf-input.h"
 #include "profile/collect.h"
+#include "profile/afdo.h"
 #include "profile/generate.h"
 #include "profile/perfscript.h"
 #include "profile/sampleprof.h"
@@ -33,7 +34,7 @@
 #include "util/strlist.h"
 
 static const char *const profgen_usage[] = {
-	"sbx profgen [-o FILE] [--binary BIN]... [--format text|extbinary] [OPTIONS] [INPUT...]",
+	"sbx profgen [-o FILE] [--binary BIN]... [--format text|extbinary|gcov] [OPTIONS] [INPUT...]",
 	NULL,
 };
 
@@ -62,7 +63,8 @@ static const struct sbx_option profgen_options[] = {
 	  OPT_PERFSCRIPT },
 	{ "unsymbolized-profile", 0, "FILE", "read raw range and branch counts "
 	  "(what --skip-symbolization writes)", OPT_UNSYMBOLIZED },
-	{ "format", 0, "FORMAT", "text (default) or extbinary", OPT_FORMAT },
+	{ "format", 0, "FORMAT", "text (default), extbinary, or gcov: GCC's AutoFDO profile "
+	  "(gcc -fauto-profile; gcc is the same)", OPT_FORMAT },
 	{ "pid", 0, "PIDS", "only samples of these processes (comma-separated)", OPT_PID },
 	{ "debug-binary", 0, "FILE", "read the DWARF from FILE", OPT_DEBUG_BINARY },
 	{ "debug-file", 0, "FILE", "the same as --debug-binary", OPT_DEBUG_FILE },
@@ -80,11 +82,11 @@ static const struct sbx_option profgen_options[] = {
 
 /* what the completions offer for the arguments (--list-values) */
 static const struct sbx_option_values profgen_values[] = {
-	{ "format", "text extbinary" },
+	{ "format", "text extbinary gcov gcc" },
 	{ NULL, NULL },
 };
 
-enum format { FMT_TEXT, FMT_EXTBINARY };
+enum format { FMT_TEXT, FMT_EXTBINARY, FMT_GCOV };
 
 /* One input: a perf.data, or perf script text (with a machine of its own). */
 struct input {
@@ -703,6 +705,8 @@ static int write_output(struct profgen *g, struct sample_profile *p)
 		err = print_json(g, p, f);
 	} else if (g->format == FMT_EXTBINARY) {
 		err = sample_profile_write_extbinary(p, f);
+	} else if (g->format == FMT_GCOV) {
+		err = sample_profile_write_afdo(p, f);
 	} else {
 		err = sample_profile_write_text(p, f);
 	}
@@ -773,10 +777,12 @@ static int parse_args(struct profgen *g, int argc, char **argv)
 				g->format = FMT_TEXT;
 			else if (!strcmp(p.arg, "extbinary"))
 				g->format = FMT_EXTBINARY;
+			else if (!strcmp(p.arg, "gcov") || !strcmp(p.arg, "gcc"))
+				g->format = FMT_GCOV;
 			else
-				return opts_finish(&p, opts_usage_error(&p, "--format must be text or "
-					"extbinary, not '%s' (llvm-profdata merge --sample converts "
-					"to the others)", p.arg));
+				return opts_finish(&p, opts_usage_error(&p, "--format must be text, "
+					"extbinary or gcov, not '%s' (llvm-profdata merge --sample "
+					"converts to the others)", p.arg));
 			break;
 		case OPT_PID:
 			err = parse_pids(g, p.arg);

@@ -293,6 +293,52 @@ build_id_of() {
 	assert_regex "$stderr" "sbx profgen: warning: the hottest function, loop1, has 40 samples: too few for counts of its lines that are more than noise; record longer, at a higher -F \(10000\), or give several recordings \(at least 500 samples in it\)"
 }
 
+# "FUNCTION MOST" of a gcc -fdump-ipa-afdo dump: each function's largest block count read
+afdo_counts() {
+	awk '/^[A-Za-z_].* \(/ { match($0, /[A-Za-z_0-9]+ \(/); f = substr($0, RSTART, RLENGTH - 2) }
+		/\[count: [0-9]+\]/ { match($0, /count: [0-9]+/); c = substr($0, RSTART + 7, RLENGTH - 7) + 0
+			if (!(f in m) || c > m[f]) m[f] = c }
+		END { for (k in m) print k, m[k] }' "$1" | sort
+}
+
+@test "profgen: --format gcov writes GCC 12's AutoFDO profile: gcc -fauto-profile reads it without a word, with the counts of the text profile" {
+	local a b
+	gcc -O2 -g -o gnop "$WORKLOADS/noploop.c"
+	sbx record -q -e cpu-clock -F 10000 -o g.data -- ./gnop 300 >/dev/null
+	run -0 --separate-stderr sbx profgen --binary gnop --format gcov -o g.afdo g.data
+	run -0 --separate-stderr sbx profgen --binary gnop -o g.txt g.data
+	# gcc is llvm-profgen's name for it
+	run -0 --separate-stderr sbx profgen --binary gnop --format gcc -o gcc.afdo g.data
+	cmp g.afdo gcc.afdo
+	# the header: "gcda" as a little-endian word, version 2, a word 0, the name table's tag
+	[ "$(od -An -tx1 -N16 g.afdo | tr -d ' \n')" = 616463670200000000000000000000aa ]
+	run -0 --separate-stderr gcc -O2 -fauto-profile=g.afdo -fdump-ipa-afdo=g.dump -c \
+		"$WORKLOADS/noploop.c" -o g.o
+	[ -z "$stderr" ] || { echo "gcc: $stderr"; return 1; }
+	afdo_counts g.dump > got
+	cat got
+	# each hot function's largest block count is the text profile's largest line count
+	# of it (GCC keeps a block's largest line; its propagation may raise a count)
+	for f in hot_a hot_b; do
+		a=$(awk -v f="$f" '$1 == f { print $2 }' got)
+		b=$(awk -v f="$f:" '/^[^ ]/ { on = index($0, f) == 1; next } on { if ($2 > m) m = $2 } END { print m + 0 }' g.txt)
+		[ "$b" -gt 0 ]
+		[ "$a" -ge "$b" ]
+		[ "$a" -le $((b + b / 10 + 2)) ]
+	done
+	# hot_a runs twice as long as hot_b: its blocks count twice as much (within a third)
+	a=$(awk '$1 == "hot_a" { print $2 }' got)
+	b=$(awk '$1 == "hot_b" { print $2 }' got)
+	[ $((3 * a)) -ge $((4 * b)) ]
+	[ $((3 * a)) -le $((8 * b)) ]
+	# a profile GCC cannot match (another program's) changes nothing and says nothing
+	run -0 --separate-stderr gcc -O2 -fauto-profile=g.afdo -c "$WORKLOADS/sysloop.c" -o s.o
+	[ -z "$stderr" ]
+	# the usage names the formats
+	run -2 --separate-stderr sbx profgen --binary gnop --format gcda -o x g.data
+	assert_regex "$stderr" "--format must be text, extbinary or gcov, not 'gcda'"
+}
+
 @test "profgen: call chains give call targets at the call sites; --ignore-stack-samples leaves them out" {
 	# 100M iterations, some 0.4 s: over 1,000 samples, a fifth of them under tail (46
 	# samples at 3M let a run see none)

@@ -18,6 +18,7 @@
 #include "profile/collect.h"
 #include "profile/generate.h"
 #include "profile/perfscript.h"
+#include "profile/afdo.h"
 #include "profile/sampleprof.h"
 #include "profile/stacks.h"
 #include "symbol/addrspace.h"
@@ -601,6 +602,148 @@ static void test_callgraph(void)
 	callgraph_free(cg);
 }
 
+/* A reader of GCC 12's AutoFDO layout (afdo.h), for the writer's test: the instances as text. */
+struct afdo_in {
+	const uint8_t *p, *end;
+	char names[16][32];
+	uint32_t nr_names;
+	bool bad;
+};
+
+static uint32_t afdo_u32(struct afdo_in *r)
+{
+	uint32_t v = 0;
+
+	if (r->end - r->p < 4) {
+		r->bad = true;
+		return 0;
+	}
+	memcpy(&v, r->p, 4);
+	r->p += 4;
+	return v;
+}
+
+static uint64_t afdo_u64(struct afdo_in *r)
+{
+	uint64_t lo = afdo_u32(r);
+
+	return lo | (uint64_t)afdo_u32(r) << 32;
+}
+
+static const char *afdo_name(struct afdo_in *r, uint64_t i)
+{
+	return i < r->nr_names ? r->names[i] : "?";
+}
+
+/* One instance as "name{+L:C[>t:n],... @L{...}}" */
+static void afdo_inst(struct afdo_in *r, FILE *out, int depth)
+{
+	uint32_t name = afdo_u32(r), npos = afdo_u32(r), ncalls = afdo_u32(r);
+
+	if (depth > 8 || r->bad)
+		return;
+	fprintf(out, "%s{", afdo_name(r, name));
+	for (uint32_t i = 0; i < npos && !r->bad; i++) {
+		uint32_t off = afdo_u32(r), nt = afdo_u32(r);
+		uint64_t c = afdo_u64(r);
+
+		fprintf(out, "%s+%u.%u:%llu", i ? "," : "", off >> 16, off & 0xffff,
+			(unsigned long long)c);
+		for (uint32_t k = 0; k < nt && !r->bad; k++) {
+			uint32_t type = afdo_u32(r);
+			uint64_t t = afdo_u64(r), n = afdo_u64(r);
+
+			fprintf(out, ">%s:%llu/%u", afdo_name(r, t), (unsigned long long)n, type);
+		}
+	}
+	for (uint32_t i = 0; i < ncalls && !r->bad; i++) {
+		uint32_t off = afdo_u32(r);
+
+		fprintf(out, " @%u.%u", off >> 16, off & 0xffff);
+		afdo_inst(r, out, depth + 1);
+	}
+	fputc('}', out);
+}
+
+static void test_afdo_writer(void)
+{
+	struct sample_profile *p = example();
+	struct sp_func *m = sample_profile_find(p, "main"), *b, *c, *d;
+	struct afdo_in r;
+	char *buf = NULL, *text = NULL;
+	size_t len = 0, tlen = 0;
+	FILE *f, *t;
+	uint32_t n;
+
+	/* one line under two discriminators: the larger count, their targets summed */
+	sp_func_body(p, m, (struct sp_loc){ 3, 0 })->count = 12;
+	sp_func_add_target(p, m, (struct sp_loc){ 3, 0 }, "bar.part.0", 2);
+	sp_func_add_target(p, m, (struct sp_loc){ 3, 2 }, "bar", 3);
+	/* bar inlined at 4 and at 4.1: one callsite, the larger total */
+	c = sp_func_inlinee(p, m, (struct sp_loc){ 4, 1 }, "bar");
+	c->total = 40;
+	sp_func_body(p, c, (struct sp_loc){ 1, 0 })->count = 40;
+	/* a clone suffix: cut as GCC cuts it, and then the same function as foo (smaller: left out) */
+	d = sample_profile_func(p, "foo.constprop.0");
+	d->total = 9;
+	d->head = 1;
+	sp_func_body(p, d, (struct sp_loc){ 1, 0 })->count = 9;
+	b = sample_profile_func(p, "baz.cold");
+	b->total = 3;
+	sp_func_body(p, b, (struct sp_loc){ 2, 0 })->count = 3;
+
+	f = open_memstream(&buf, &len);
+	CHECK(f != NULL);
+	CHECK_EQ_INT(sample_profile_write_afdo(p, f), 0);
+	fclose(f);
+	r = (struct afdo_in){ .p = (const uint8_t *)buf, .end = (const uint8_t *)buf + len };
+	CHECK_EQ_U64(afdo_u32(&r), 0x67636461);
+	CHECK_EQ_INT(afdo_u32(&r), 2);
+	CHECK_EQ_INT(afdo_u32(&r), 0);
+	CHECK_EQ_U64(afdo_u32(&r), 0xaa000000);
+	afdo_u32(&r);
+	n = afdo_u32(&r);
+	CHECK_EQ_INT(n, 5);
+	for (uint32_t i = 0; i < n && i < 16 && !r.bad; i++) {
+		uint32_t l = afdo_u32(&r);
+
+		CHECK(l >= 1 && l <= 32 && r.end - r.p >= l && r.p[l - 1] == 0);
+		if (l < 1 || l > 32 || r.end - r.p < l)
+			break;
+		memcpy(r.names[i], r.p, l);
+		r.p += l;
+		r.nr_names++;
+	}
+	/* "" first, then the names in byte order, every one cut at its '.' */
+	CHECK_EQ_STR(r.names[0], "");
+	CHECK_EQ_STR(r.names[1], "bar");
+	CHECK_EQ_STR(r.names[2], "baz");
+	CHECK_EQ_STR(r.names[3], "foo");
+	CHECK_EQ_STR(r.names[4], "main");
+	CHECK_EQ_U64(afdo_u32(&r), 0xac000000);
+	afdo_u32(&r);
+	n = afdo_u32(&r);
+	CHECK_EQ_INT(n, 3);	/* main, foo, baz; not foo.constprop.0 */
+	t = open_memstream(&text, &tlen);
+	for (uint32_t i = 0; i < n && !r.bad; i++) {
+		fprintf(t, "%s%llu:", i ? "\n" : "", (unsigned long long)afdo_u64(&r));
+		afdo_inst(&r, t, 0);
+	}
+	fclose(t);
+	CHECK_EQ_STR(text,
+		     "10:main{+1.0:10,+2.0:20>bar:5/7>foo:15/7,+3.0:30>bar:5/7 @4.0bar{+1.0:100,+2.0:7>baz:7/7}}\n"
+		     "5:foo{+0.0:5,+1.0:45}\n"
+		     "0:baz{+2.0:3}");
+	/* the module grouping: no module */
+	CHECK_EQ_U64(afdo_u32(&r), 0xae000000);
+	CHECK_EQ_INT(afdo_u32(&r), 0);
+	CHECK_EQ_INT(afdo_u32(&r), 0);
+	CHECK(!r.bad && r.p == r.end);
+	free(text);
+	free(buf);
+	sample_profile_free(p);
+}
+
 static const struct unit_test tests[] = {
 	TEST(test_discriminators),
 	TEST(test_text_writer),
@@ -613,6 +756,7 @@ static const struct unit_test tests[] = {
 	TEST(test_stacks),
 	TEST(test_perfscript),
 	TEST(test_callgraph),
+	TEST(test_afdo_writer),
 	{ 0 },
 };
 
