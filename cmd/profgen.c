@@ -597,9 +597,14 @@ static void ip_warnings(const struct pg_generate_stats *st, const char *path)
 			"-fdebug-info-for-profiling? The blocks of one line then share one count",
 			escape_str(path));
 	if (st->no_line && st->no_line * 20 >= all)
-		warning("%.1f%% of the samples in %s fell on instructions of no line (line 0) "
-			"and were left out: the lines around them read colder than they ran",
-			100.0 * (double)st->no_line / (double)all, escape_str(path));
+		warning("%.1f%% of the samples in %s fell on instructions of no line table row "
+			"and were left out", 100.0 * (double)st->no_line / (double)all,
+			escape_str(path));
+	if (st->lineless_blocks && st->lineless_blocks * 20 >= all)
+		warning("%.1f%% of the samples in %s fell in basic blocks of no line (line 0 "
+			"only): they count in their functions' totals but in no line's; the code "
+			"around them may read colder than it ran", 100.0 *
+			(double)st->lineless_blocks / (double)all, escape_str(path));
 }
 
 #define HOT_FUNCTION_SAMPLES	500	/* fewer: most of its lines' counts are noise */

@@ -361,6 +361,10 @@ struct ip_walk {
 	csh cs;				/* with details on */
 	cs_insn *in;
 	struct hashmap heads;		/* struct dwarf_func, by entry: heads counted */
+	struct bb_insn *insns;		/* function_blocks()'s, reused */
+	size_t cap_insns;
+	struct bb_block *blocks;
+	size_t cap_blocks;
 };
 
 static bool func_entry_is(const void *entry, const void *key)
@@ -437,6 +441,278 @@ static int function_ips(struct sample_profile *p, const struct binary *b,
 	return 0;
 }
 
+/*
+ * Block counts of IP samples. A timer's sample lands on the instruction
+ * after the one that ran (skid), often on an instruction of line 0 that the
+ * compiler put between lines, so a line's own samples say little about how
+ * often it ran. Every instruction of a basic block runs as often as the
+ * block does: the block's samples, its instructions' together, over its
+ * number of instructions, are its count, and each line gets the most of the
+ * blocks it has code in. Samples on line 0 count for their block; a skid
+ * within a block changes nothing. A block without a sample is given an
+ * explicit 0 (cold) only where no block that jumps or falls into it has
+ * samples: a small block in a hot loop (a latch whose samples skid onto the
+ * loop's head) is left out instead, for clang to infer from its neighbours,
+ * as AutoFDO leaves out every unsampled line. The head of a function is the
+ * count of its entry block, in the units of its body counts.
+ */
+struct bb_insn {
+	uint64_t a;
+	uint64_t n;			/* samples at the instruction */
+	uint64_t target;		/* a direct jump's target, or UINT64_MAX */
+	uint32_t block;
+	uint8_t end;			/* BB_*: how it ends its block; 0: it does not */
+	bool leader;
+};
+
+enum { BB_FALLS = 1, BB_STOPS };	/* falls through too (a jcc) / does not (jmp, ret, ud2) */
+
+struct bb_block {
+	uint64_t sum, count;		/* its samples; its count */
+	uint32_t ninsn;
+	bool known_pred, hot_pred;	/* a jump or fall-through into it; one from a sampled block */
+	bool has_line;			/* an instruction of it has a line */
+};
+
+#define BB_MAX_RANGE	(1u << 20)	/* a longer function range: per-line maxima */
+
+/* How in ends a basic block, and its direct target. */
+static uint8_t insn_end(csh cs, const cs_insn *in, uint64_t *target)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	*target = UINT64_MAX;
+	if (cs_insn_group(cs, in, CS_GRP_RET) || in->id == X86_INS_UD2 ||
+	    in->id == X86_INS_HLT || in->id == X86_INS_INT3)
+		return BB_STOPS;
+	if (!cs_insn_group(cs, in, CS_GRP_JUMP))
+		return 0;
+	if (x->op_count >= 1 && x->operands[0].type == X86_OP_IMM)
+		*target = (uint64_t)x->operands[0].imm;
+	return in->id == X86_INS_JMP || in->id == X86_INS_LJMP ? BB_STOPS : BB_FALLS;
+}
+
+/* The instruction at or before a (insns sorted), or 0. */
+static size_t insn_index(const struct bb_insn *insns, size_t nr, uint64_t a)
+{
+	size_t k = RANGES_FIND_LAST_LE(insns, nr, a, a);
+
+	return k < nr ? k : 0;
+}
+
+/* Disassemble [start, end) into w->insns; their number, or -ENOMEM. */
+static ssize_t bb_disassemble(struct ip_walk *w, const struct binary *b, uint64_t start,
+			      uint64_t end)
+{
+	size_t nr = 0;
+
+	for (uint64_t a = start; a < end;) {
+		size_t avail, left;
+		const uint8_t *code = binary_code(b, a, &avail);
+		uint64_t next = a;
+		struct bb_insn *x;
+
+		if (array_reserve(&w->insns, &w->cap_insns, nr + 1, sizeof(*w->insns)))
+			return -ENOMEM;
+		x = &w->insns[nr++];
+		*x = (struct bb_insn){ .a = a, .target = UINT64_MAX };
+		left = code ? (avail < end - a ? avail : end - a) : 0;
+		if (!code || !cs_disasm_iter(w->cs, &code, &left, &next, w->in)) {
+			/* not code capstone knows: a block of its own, one byte long */
+			x->end = BB_STOPS;
+			a++;
+			continue;
+		}
+		x->end = insn_end(w->cs, w->in, &x->target);
+		a = next;
+	}
+	return (ssize_t)nr;
+}
+
+/* Frames of one span of addresses, and the profile levels they name, made on first use. */
+struct bb_span {
+	uint64_t addr[2];
+	size_t nf;
+	struct dwarf_frame frames[MAX_FRAMES];
+	struct sp_func *levels[MAX_FRAMES];
+	bool filled;
+	uint32_t dup;
+	bool no_decl_line, discriminator;
+};
+
+static int bb_levels(struct sample_profile *p, struct bb_span *sp)
+{
+	struct sp_func *f;
+
+	if (sp->filled)
+		return 0;
+	f = sample_profile_func(p, sp->frames[0].func);
+	sp->levels[0] = f;
+	for (size_t k = 1; f && k < sp->nf; k++)
+		sp->levels[k] = f = sp_func_inlinee(p, f, frame_loc(&sp->frames[k - 1]),
+						   sp->frames[k].func);
+	if (!f)
+		return -ENOMEM;
+	sp->filled = true;
+	return 0;
+}
+
+/*
+ * The samples of one function range (w->ips[*i] on, the first in fn) by
+ * block counts, as above.
+ */
+static int function_blocks(struct sample_profile *p, const struct binary *b,
+			   const struct dwarf_func *fn, struct ip_walk *w, size_t *i,
+			   struct pg_generate_stats *st)
+{
+	ssize_t got = bb_disassemble(w, b, fn->start, fn->end);
+	struct bb_insn *in = w->insns;
+	struct bb_span sp = { .addr = { 1, 0 } };
+	size_t nr, nb = 0;
+
+	if (got < 0)
+		return -ENOMEM;
+	nr = (size_t)got;
+	if (!nr)
+		return 0;
+	/* the samples, each at the instruction that holds its address */
+	for (; *i < w->nr && w->ips[*i].a < fn->end; ++*i)
+		in[insn_index(in, nr, w->ips[*i].a)].n += w->ips[*i].n;
+	/* leaders: the first, each after an end, each direct target in the range */
+	in[0].leader = true;
+	for (size_t k = 0; k < nr; k++) {
+		if (in[k].end && k + 1 < nr)
+			in[k + 1].leader = true;
+		if (in[k].target >= fn->start && in[k].target < fn->end) {
+			size_t t = insn_index(in, nr, in[k].target);
+
+			if (in[t].a == in[k].target)
+				in[t].leader = true;
+		}
+	}
+	for (size_t k = 0; k < nr; k++) {
+		nb += in[k].leader;
+		in[k].block = (uint32_t)(nb - 1);
+	}
+	if (array_reserve(&w->blocks, &w->cap_blocks, nb, sizeof(*w->blocks)))
+		return -ENOMEM;
+	memset(w->blocks, 0, nb * sizeof(*w->blocks));
+	for (size_t k = 0; k < nr; k++) {
+		struct bb_block *bl = &w->blocks[in[k].block];
+
+		bl->sum = sp_add(bl->sum, in[k].n);
+		bl->ninsn++;
+	}
+	/* the edges: fall-through and direct jumps, from each block's last instruction */
+	for (size_t k = 0; k < nr; k++) {
+		const struct bb_block *from = &w->blocks[in[k].block];
+		bool last = k + 1 == nr || in[k + 1].leader;
+
+		if (!last)
+			continue;
+		if (in[k].end != BB_STOPS && k + 1 < nr) {
+			w->blocks[in[k + 1].block].known_pred = true;
+			w->blocks[in[k + 1].block].hot_pred |= from->sum > 0;
+		}
+		if (in[k].target >= fn->start && in[k].target < fn->end) {
+			size_t t = insn_index(in, nr, in[k].target);
+
+			if (in[t].a == in[k].target) {
+				w->blocks[in[t].block].known_pred = true;
+				w->blocks[in[t].block].hot_pred |= from->sum > 0;
+			}
+		}
+	}
+	for (size_t k = 0; k < nb; k++) {
+		struct bb_block *bl = &w->blocks[k];
+
+		bl->count = bl->sum ? (bl->sum + bl->ninsn / 2) / bl->ninsn : 0;
+		if (bl->sum && !bl->count)
+			bl->count = 1;
+	}
+	/* heads: the entry block of fn, and of a function nested in its range */
+	for (size_t k = 0; k < nr; k++) {
+		const struct dwarf_func *f;
+
+		if (!in[k].leader)
+			continue;
+		f = in[k].a == fn->entry ? fn : NULL;
+		if (!f && in[k].a != fn->start) {
+			f = dwarf_info_function_at(b->dwarf, in[k].a);
+			if (f && f->entry != in[k].a)
+				f = NULL;
+		}
+		if (!f)
+			continue;
+		w->blocks[in[k].block].known_pred = true;	/* its callers */
+		if (!hashmap_get(&w->heads, hash_u64(f->entry), func_entry_is, &f->entry)) {
+			struct sp_func *top = sample_profile_func(p, f->name);
+
+			if (!top || hashmap_put(&w->heads, hash_u64(f->entry), (void *)f))
+				return -ENOMEM;
+			top->head = sp_add(top->head, w->blocks[in[k].block].count);
+		}
+	}
+	/* which blocks have a line: a block of line 0 only counts in no line */
+	for (size_t k = 0; k < nr; k++) {
+		struct dwarf_frame f[MAX_FRAMES];
+		uint64_t span[2];
+		size_t nf;
+
+		if (w->blocks[in[k].block].has_line || !w->blocks[in[k].block].sum)
+			continue;
+		nf = dwarf_info_frames_span(b->dwarf, in[k].a, f, MAX_FRAMES, span);
+		w->blocks[in[k].block].has_line = nf && f[nf - 1].line;
+	}
+	/* each instruction: its samples to the totals, its block's count to its line */
+	for (size_t k = 0; k < nr; k++) {
+		const struct bb_block *bl = &w->blocks[in[k].block];
+		bool zero = !bl->sum && bl->known_pred && !bl->hot_pred;
+		const struct dwarf_frame *leaf;
+
+		if (!(in[k].a >= sp.addr[0] && in[k].a < sp.addr[1])) {
+			sp.nf = dwarf_info_frames_span(b->dwarf, in[k].a, sp.frames, MAX_FRAMES,
+						       sp.addr);
+			if (sp.addr[1] <= in[k].a)
+				sp.addr[1] = in[k].a + 1;
+			sp.filled = false;
+			sp.no_decl_line = sp.discriminator = false;
+			for (size_t l = 0; l < sp.nf; l++) {
+				sp.no_decl_line |= !sp.frames[l].func_line;
+				sp.discriminator |= sp.frames[l].discriminator != 0;
+			}
+			sp.dup = sp.nf ? pg_duplication_factor(sp.frames[sp.nf - 1].discriminator) : 1;
+		}
+		if (!sp.nf) {
+			count_missing(st, PG_NO_LINE, in[k].n);
+			continue;
+		}
+		leaf = &sp.frames[sp.nf - 1];
+		if (!bl->has_line)
+			st->lineless_blocks += in[k].n;
+		if (!in[k].n && !(leaf->line && (bl->count || zero)))
+			continue;	/* nothing to write for it */
+		if (bb_levels(p, &sp))
+			return -ENOMEM;
+		for (size_t l = 0; l < sp.nf; l++)
+			sp.levels[l]->total = sp_add(sp.levels[l]->total, in[k].n);
+		st->samples += in[k].n;
+		if (sp.no_decl_line)
+			st->no_decl_line += in[k].n;
+		if (sp.discriminator && leaf->line)
+			st->with_discriminator += in[k].n;
+		if (leaf->line && (bl->count || zero)) {
+			struct sp_body *body = sp_func_body(p, sp.levels[sp.nf - 1], frame_loc(leaf));
+
+			if (!body)
+				return -ENOMEM;
+			if (sp_mul(bl->count, sp.dup) > body->count)
+				body->count = sp_mul(bl->count, sp.dup);
+		}
+	}
+	return 0;
+}
+
 static int generate_ip(struct sample_profile *p, const struct pg_count *ips, size_t nr,
 		       const struct binary *b, struct pg_generate_stats *st)
 {
@@ -487,7 +763,9 @@ static int generate_ip(struct sample_profile *p, const struct pg_count *ips, siz
 			const struct dwarf_func *fn = c->a == UINT64_MAX ? NULL
 						    : dwarf_info_function_at(b->dwarf, c->a);
 
-			if (fn)
+			if (fn && fn->end - fn->start <= BB_MAX_RANGE)
+				err = function_blocks(p, b, fn, &w, &i, st);
+			else if (fn)
 				err = function_ips(p, b, fn, &w, &i, st);
 			/* no function; or (never, as a guard) a range without the address */
 			if (!err && &ips[i] == c) {
@@ -498,6 +776,8 @@ static int generate_ip(struct sample_profile *p, const struct pg_count *ips, siz
 	}
 out:
 	hashmap_release(&w.heads);
+	free(w.insns);
+	free(w.blocks);
 	if (w.in)
 		cs_free(w.in, 1);
 	cs_close(&w.cs);

@@ -51,6 +51,8 @@ struct pg_generate_stats {
 	 * -fdebug-info-for-profiling, as a rule)
 	 */
 	uint64_t no_decl_line, with_discriminator;
+	/* IP samples in basic blocks of no line (line 0 only): in totals, in no line's count */
+	uint64_t lineless_blocks;
 	bool lbr;			/* the profile came from branch stacks */
 	bool symbols_only;		/* no DWARF: functions from the symbol table */
 };
