@@ -1,101 +1,258 @@
 #!/usr/bin/env bash
-# What an sbx profgen profile is worth to clang, on a real program this project
-# did not write: SQLite (the amalgamation that the better-sqlite3 npm package
-# ships), driven by scripts/bench/sqlite-workload.c (inserts, an index, GROUP BY,
-# LIKE, ORDER BY, UPDATE, DELETE on a fixed pseudo-random data set).
+# What an sbx profgen profile is worth to clang, on a suite of programs of
+# different shapes:
+#   sortsearch  insertion sort, quicksort, binary searches (branchy loops)
+#   interp      a bytecode interpreter's switch dispatch, calls and returns
+#   hashstr     string building, a chained hash table, strcmp
+#   compress    an LZ77 compressor and decompressor
+#   sqlite      SQLite (the amalgamation that the better-sqlite3 npm package
+#               ships), driven by scripts/bench/sqlite-workload.c
+# the first four in scripts/bench/pgo-suite/, each built with clang 14 and 19,
+# and with gcc 12 (sbx profgen --format gcov for gcc -fauto-profile).
 #
-#   scripts/bench/profgen-pgo.sh [RUNS [PROFILES]]
+#   scripts/bench/profgen-pgo.sh
 #
-# RUNS timed runs of each build (default 5); PROFILES independent profiles of
-# each kind (default 1), each from recordings of its own: one profile's
-# recordings may land a threshold of clang's either way, and several show
-# how far that moves the result.
+# Set in the environment:
+#   RUNS       timed runs of each build (default 5)
+#   PROGRAMS   the programs (default "sortsearch interp hashstr compress sqlite")
+#   COMPILERS  the compilers (default "clang-14 clang-19 gcc-12"; clang 19 is
+#              $(llvm-config-19 --bindir)/clang)
+#   SBX        the sbx to record and profile with (default build/default/sbx)
+#   SBX_B      a second sbx (another commit's): its profile of the same
+#              recordings makes the build sample-b, timed alongside, and a
+#              second table compares the two
 #
-# Builds, all with clang -O2 -g -fdebug-info-for-profiling -fno-omit-frame-pointer
-# (frame pointers, so that the call chains of sbx record -g are real ones):
-#   base       no profile
-#   sample     -fprofile-sample-use with sbx profgen's profile of IP-only samples
-#              (sbx record, no branch stacks: what a VM gives)
-#   sample-g   the profile of sbx record -g recordings (call chains add call
-#              targets and the callers' inline contexts)
-#   sample-g0  the same recordings with --ignore-stack-samples: sample-g
-#              against sample-g0 is what the call chains are worth, apart from
-#              the noise of two sets of recordings
-#   instr      instrumented PGO (-fprofile-instr-generate, then -use): the upper bound
-# then runs them interleaved, in a new random order each round, and prints the
-# minimum time of each, and the share of instr's gain over base that each
-# sample profile recovers (with several profiles: each, and their mean).
-# base is timed a second time as base-again: its "gain" is the noise of the
-# measurement, in the same units. On a shared cloud host the run time of one
-# binary can move by half between minutes, so take several profiles and many
-# runs before reading anything into one figure.
+# Builds of each program with each compiler, all -O2 -g -gline-tables-only
+# -fdebug-info-for-profiling (gcc: -O2 -g), in build/bench/pgo-suite/PROGRAM-COMPILER/:
+#   base        no profile
+#   sample      -fprofile-sample-use with sbx profgen's profile of three sbx
+#               record runs of base, IP-only samples (no branch stacks: what a
+#               VM gives); gcc: -fauto-profile with the --format gcov profile
+#   instr       instrumented PGO (-fprofile-instr-generate, one run, merged by
+#               the llvm-profdata of the same version, then -fprofile-instr-use;
+#               gcc: -fprofile-generate, then -fprofile-use)
+#   base-again  a copy of base: its distance from base is the noise of the
+#               measurement, in the same units
+# Every build must print what base prints. Then RUNS rounds run every build
+# of every program once, in a new random order each round, so that the
+# machine's drift hits every build alike, and the table gives the minimum
+# time of each, how much slower sample is than the better of base and instr,
+# instr's gain over base, and the share of that gain that sample recovers
+# where instr gains at least 3%. The targets: no sample more than 3% slower
+# than the better of base and instr; where instr gains at least 3%, sample
+# recovers at least half of it, and three quarters on average. On a shared
+# cloud host the run time of one binary can move by half between minutes:
+# check base-again against base before reading anything into one figure.
 set -eu
 cd "$(dirname "$0")/../.."
-RUNS=${1:-5}
-PROFILES=${2:-1}
+export LC_ALL=C	# a decimal point in $EPOCHREALTIME
+RUNS=${RUNS:-5}
+PROGRAMS=${PROGRAMS:-sortsearch interp hashstr compress sqlite}
+COMPILERS=${COMPILERS:-clang-14 clang-19 gcc-12}
 SBX=${SBX:-$PWD/build/default/sbx}	# the optimized build: ./sbx is whichever build ran last
-PROFDATA=${PROFDATA:-$(command -v llvm-profdata-14 || command -v llvm-profdata)}
-work=build/bench/pgo
-mkdir -p "$work"
+FLAGS="-O2 -g -gline-tables-only -fdebug-info-for-profiling"
+me=${0##*/}
+top=build/bench/pgo-suite
+mkdir -p "$top"
 
-[ -x "$SBX" ] || { echo "profgen-pgo.sh: build sbx first (make)" >&2; exit 1; }
+die() {
+	echo "$me: $*" >&2
+	exit 1
+}
+
+[ -x "$SBX" ] || die "build sbx first (make)"
+case $RUNS in '' | *[!0-9]* | 0) die "RUNS must be a count, not '$RUNS'" ;; esac
+
+# cc and profdata of compiler $1
+tools() {
+	local bin
+	case $1 in
+	clang-14)
+		cc=$(command -v clang-14 || true)
+		profdata=$(command -v llvm-profdata-14 || true)
+		;;
+	clang-19)
+		bin=$(llvm-config-19 --bindir 2>/dev/null || true)
+		cc=${bin:+$bin/clang}
+		profdata=${bin:+$bin/llvm-profdata}
+		;;
+	gcc-12)
+		cc=$(command -v gcc-12 || true)
+		profdata=$cc	# gcc reads its .gcda files itself
+		;;
+	*) die "unknown compiler '$1' (clang-14, clang-19, gcc-12)" ;;
+	esac
+	[ -x "$cc" ] || die "$1 is not installed (apt-get install $1 libclang-rt-${1#clang-}-dev)"
+	[ -x "$profdata" ] || die "the llvm-profdata of $1 is not installed"
+}
+
+for c in $COMPILERS; do tools "$c"; done
+for p in $PROGRAMS; do
+	case $p in
+	sortsearch | interp | hashstr | compress | sqlite) ;;
+	*) die "unknown program '$p' (sortsearch interp hashstr compress sqlite)" ;;
+	esac
+done
+
+work=$top
 # shellcheck source=scripts/bench/sqlite.sh
 . scripts/bench/sqlite.sh
-build() { sqlite_build "$@" -fno-omit-frame-pointer; }
-builds=base
-kinds="sample sample-g sample-g0"
+case " $PROGRAMS " in *" sqlite "*) sqlite_fetch ;; esac
 
-# the profiles: samples of three runs of the base build, with and without -g
-build base
-for ((p = 1; p <= PROFILES; p++)); do
-	for i in 1 2 3; do
-		"$SBX" record -q -F 10000 -o "$work/ip$i.data" -- "$work/base" >/dev/null
-		"$SBX" record -q -g -F 10000 -o "$work/g$i.data" -- "$work/base" >/dev/null
+# build NAME EXTRA-FLAGS...: $dir/NAME of program $p with compiler $cc
+build() {
+	local name=$1 s
+	shift
+	echo "$me: building $dir/$name" >&2
+	if [ "$c" = gcc-12 ]; then
+		# objects at one path in every build: -fprofile-use finds the .gcda
+		# that -fprofile-generate wrote by the object's name
+		mkdir -p "$dir/obj"
+		rm -f "$dir"/obj/*.o
+		if [ "$p" = sqlite ]; then
+			set -- -DSQLITE_THREADSAFE=0 -DSQLITE_OMIT_LOAD_EXTENSION -I"$top" "$@"
+			for s in "$top/sqlite3.c" scripts/bench/sqlite-workload.c; do
+				"$cc" -O2 -g "$@" -c -o "$dir/obj/$(basename "$s" .c).o" "$s"
+			done
+		else
+			"$cc" -O2 -g "$@" -c -o "$dir/obj/$p.o" "scripts/bench/pgo-suite/$p.c"
+		fi
+		"$cc" "$@" -o "$dir/$name" "$dir"/obj/*.o -lm
+	elif [ "$p" = sqlite ]; then
+		work=$dir CC=$cc sqlite_build "$name" -gline-tables-only "$@"
+	else
+		# shellcheck disable=SC2086
+		"$cc" $FLAGS "$@" -o "$dir/$name" "scripts/bench/pgo-suite/$p.c"
+	fi
+}
+
+# same FILE: FILE prints what base printed
+same() {
+	cmp -s "$1" "$dir/base.out" ||
+		die "$1 differs from $dir/base.out: the builds of $p with $c disagree"
+}
+
+entries=
+for p in $PROGRAMS; do
+	for c in $COMPILERS; do
+		tools "$c"
+		dir=$top/$p-$c
+		mkdir -p "$dir"
+		[ "$p" = sqlite ] && ln -sf ../sqlite3.c ../sqlite3.h "$dir/"
+		build base
+		for i in 1 2 3; do
+			"$SBX" record -q -F 10000 -o "$dir/ip$i.data" -- "$dir/base" >"$dir/base.out"
+		done
+		if [ "$c" = gcc-12 ]; then
+			fmt=(--format gcov) use=-fauto-profile=
+		else
+			fmt=() use=-fprofile-sample-use=
+		fi
+		"$SBX" profgen --binary "$dir/base" "${fmt[@]}" -o "$dir/$p.prof" "$dir"/ip[123].data
+		build sample "$use$dir/$p.prof"
+		if [ -n "${SBX_B:-}" ]; then
+			"$SBX_B" profgen --binary "$dir/base" "${fmt[@]}" -o "$dir/$p.b.prof" \
+				"$dir"/ip[123].data
+			build sample-b "$use$dir/$p.b.prof"
+			entries="$entries $p-$c/sample-b"
+		fi
+		if [ "$c" = gcc-12 ]; then
+			rm -rf "$dir/gcda"
+			build instr-gen -fprofile-generate="$dir/gcda"
+			"$dir/instr-gen" >"$dir/instr-gen.out"
+			same "$dir/instr-gen.out"
+			build instr -fprofile-use="$dir/gcda" -Wno-missing-profile
+		else
+			build instr-gen -fprofile-instr-generate="$dir/instr-%p.profraw"
+			rm -f "$dir"/instr-*.profraw
+			"$dir/instr-gen" >"$dir/instr-gen.out"
+			same "$dir/instr-gen.out"
+			"$profdata" merge -o "$dir/instr.profdata" "$dir"/instr-*.profraw
+			build instr -fprofile-instr-use="$dir/instr.profdata"
+		fi
+		cp "$dir/base" "$dir/base-again"
+		entries="$entries $p-$c/base $p-$c/sample $p-$c/instr $p-$c/base-again"
 	done
-	"$SBX" profgen --binary "$work/base" -o "$work/ip-$p.prof" "$work"/ip[123].data
-	"$SBX" profgen --binary "$work/base" -o "$work/g-$p.prof" "$work"/g[123].data
-	"$SBX" profgen --ignore-stack-samples --binary "$work/base" -o "$work/g0-$p.prof" \
-		"$work"/g[123].data
-	build "sample-$p" -fprofile-sample-use="$work/ip-$p.prof"
-	build "sample-g-$p" -fprofile-sample-use="$work/g-$p.prof"
-	build "sample-g0-$p" -fprofile-sample-use="$work/g0-$p.prof"
-	builds="$builds sample-$p sample-g-$p sample-g0-$p"
 done
-build instr-gen -fprofile-instr-generate="$work/instr-%p.profraw"
-rm -f "$work"/instr-*.profraw
-"$work/instr-gen" >/dev/null
-"$PROFDATA" merge -o "$work/instr.profdata" "$work"/instr-*.profraw
-build instr -fprofile-instr-use="$work/instr.profdata"
-builds="$builds instr"
 
-# interleaved runs in a new order each round: the machine's drift hits every build alike
-cp "$work/base" "$work/base-again"
-builds="$builds base-again"
+# interleaved runs in a new order each round; the minimum of each, in microseconds
+# shellcheck disable=SC2086
+echo "$me: timing $(printf '%s\n' $entries | wc -l) builds, $RUNS rounds" >&2
 declare -A best
-for b in $builds; do best[$b]=999; done
 for ((r = 0; r < RUNS; r++)); do
 	# shellcheck disable=SC2086
-	for b in $(printf '%s\n' $builds | shuf); do
-		s=$(date +%s.%N)
-		"$work/$b" >/dev/null
-		e=$(date +%s.%N)
-		t=$(echo "$e - $s" | bc)
-		best[$b]=$(echo "if ($t < ${best[$b]}) $t else ${best[$b]}" | bc)
+	for e in $(printf '%s\n' $entries | shuf); do
+		s=$EPOCHREALTIME
+		"$top/$e" >"$top/$e.out"
+		t=$EPOCHREALTIME
+		t=$((${t/./} - ${s/./}))
+		[ "${best[$e]:-$t}" -lt "$t" ] || best[$e]=$t
+		p=${e%%-*} c=${e#*-} c=${c%/*} dir=$top/${e%/*}
+		same "$top/$e.out"
 	done
 done
-printf '%-10s %8s\n' build "min (s)"
-for b in $builds; do
-	printf '%-10s %8.3f\n' "$b" "${best[$b]}"
-done
-gain() { echo "scale=1; 100 * (${best[base]} - ${best[$1]}) / (${best[base]} - ${best[instr]})" | bc; }
-echo "instr: base $(echo "scale=1; 100 * (${best[base]} - ${best[instr]}) / ${best[base]}" | bc)% faster"
-echo "noise: base-again \"recovers\" $(gain base-again)% (the same binary: 0 on a quiet machine)"
-for k in $kinds; do
-	all= sum=0
-	for ((p = 1; p <= PROFILES; p++)); do
-		g=$(gain "$k-$p")
-		all="$all $g%"
-		sum=$(echo "$sum + $g" | bc)
+
+# table [VARIANT]: the targets, for the sample build (or sample-b)
+table() {
+for p in $PROGRAMS; do
+	for c in $COMPILERS; do
+		echo "$p $c ${best[$p-$c/base]} ${best[$p-$c/${1:-sample}]} ${best[$p-$c/instr]}" \
+			"${best[$p-$c/base-again]}"
 	done
-	echo "$k recovers of instr's gain:$all (mean $(echo "scale=1; $sum / $PROFILES" | bc)%)"
-done
+done | awk -v name="${1:-sample}" '
+BEGIN {
+	print "| program | compiler | base s | " name " s | instr s | base-again s " \
+		"| sample vs better | instr gain | sbx recovers | targets |"
+	print "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
+}
+{
+	base = $3; sample = $4; instr = $5; again = $6
+	better = base < instr ? base : instr
+	vs = 100 * (sample - better) / better
+	gain = 100 * (base - instr) / base
+	ok = vs <= 3
+	share = "-"
+	if (gain >= 3) {
+		rec = 100 * (base - sample) / (base - instr)
+		share = sprintf("%.0f%%", rec)
+		ok = ok && rec >= 50
+		sum += rec
+		gained++
+	}
+	rows++
+	passed += ok
+	printf "| %s | %s | %.3f | %.3f | %.3f | %.3f | %+.1f%% | %+.1f%% | %s | %s |\n", \
+		$1, $2, base / 1e6, sample / 1e6, instr / 1e6, again / 1e6, vs, gain, share, \
+		(ok ? "PASS" : "FAIL")
+}
+END {
+	print ""
+	if (gained) {
+		avg = sum / gained
+		printf "sbx recovers %.0f%% of instr'\''s gain on average where instr gains 3%% or " \
+			"more (%d rows; target 75%%: %s); ", avg, gained, \
+			(avg >= 75 ? "PASS" : "FAIL")
+	} else {
+		avg = 100
+		printf "instr gains 3%% or more on no row, so no average; "
+	}
+	printf "%d of %d rows meet the targets: %s\n", passed, rows, \
+		(passed == rows && avg >= 75 ? "all targets met" : "targets missed")
+}'
+}
+table
+if [ -n "${SBX_B:-}" ]; then
+	echo
+	echo "With SBX_B ($SBX_B), from the same recordings:"
+	echo
+	table sample-b
+	echo
+	echo "| program | compiler | sample s | sample-b s | sample-b / sample |"
+	echo "|---|---|---:|---:|---:|"
+	for p in $PROGRAMS; do
+		for c in $COMPILERS; do
+			awk -v p="$p" -v c="$c" -v a="${best[$p-$c/sample]}" -v b="${best[$p-$c/sample-b]}" \
+				'BEGIN { printf "| %s | %s | %.3f | %.3f | %.3f |\n", p, c, a / 1e6, b / 1e6, b / a }'
+		done
+	done
+fi
