@@ -423,6 +423,17 @@ static int cmp_samples(const void *a, const void *b)
 	return strcmp(x->dso->path, y->dso->path);
 }
 
+/* A shared object by its name (libc.so.6, libhot.so, ld-linux-x86-64.so.2). */
+static bool is_library(const char *path)
+{
+	const char *name = base_name(path), *so = strstr(name, ".so");
+
+	for (; so; so = strstr(so + 1, ".so"))
+		if (so[3] == 0 || so[3] == '.')
+			return true;
+	return false;
+}
+
 /*
  * The most sampled DSO's file is not here: rebuilt since the recording (the
  * path holds another build), or gone. Said with the build-ids and the path.
@@ -481,13 +492,17 @@ static int choose_binary(struct profgen *g)
 	}
 	for (size_t i = 0; i < nr && !g->nr_targets; i++) {
 		const char *file = dso_file(all[i]->dso);
+		bool lib = is_library(all[i]->dso->path);
 		struct binary *b;
 
 		/*
-		 * The most sampled file that is not here stops it: profiling the
-		 * next one instead (libc, with a sample or two) would hand a build
-		 * a profile of the wrong program
+		 * The most sampled program whose file is not here stops it:
+		 * profiling the next one instead (libc, with a sample or two)
+		 * would hand a build a profile of the wrong program. A library
+		 * (rebuilt, upgraded, another host's) is passed over.
 		 */
+		if (!file && lib)
+			continue;
 		if (!file) {
 			int ret = no_file_error(all[i]);
 
@@ -495,10 +510,19 @@ static int choose_binary(struct profgen *g)
 			return ret;
 		}
 		err = binary_open(file, g->debug_binary, &b);
+		if (err && !lib) {
+			int ret = error("%s (%" PRIu64 " samples) cannot be read: %s; give the program "
+					"with --binary", all[i]->dso->shown_path, all[i]->samples,
+					sbx_error_msg());
+
+			free(all);
+			return ret;
+		}
 		sbx_error_clear();
 		if (err)
 			continue;
-		if (!b->executable) {
+		/* libc has a PT_INTERP too: a shared object is not the program */
+		if (!b->executable || lib) {
 			binary_free(b);
 			continue;
 		}

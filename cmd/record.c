@@ -608,11 +608,9 @@ static void cache_files(struct rec *c)
 	char *dir = buildid_cache_dir(), *slash;
 	struct stat st;
 
-	if (!dir) {
-		warning("the build-id cache: out of memory; no file was copied");
-		return;
-	}
 	/* no home folder to hold it (HOME unset, a service's /nonexistent): none, as perf */
+	if (!dir)
+		return;
 	slash = strrchr(dir, '/');
 	if (slash && slash > dir) {
 		*slash = 0;
@@ -742,6 +740,12 @@ int cmd_record(int argc, char **argv)
 	if (err < 0)
 		goto fail_lib;
 
+	/*
+	 * what the command left running is ended first: none of it can change
+	 * a file while it is read for the cache
+	 */
+	if (c.wl)
+		workload_end_descendants();
 	if (!c.no_buildid_cache)
 		cache_files(&c);
 	stats = record_stats(c.r);

@@ -118,6 +118,45 @@ within() {
 	assert_regex "${stderr_lines[-1]}" "; left out: (.*, )?[0-9]+ not the chosen binary(,|$| )"
 }
 
+@test "profgen: without --binary, a shared library with more samples is passed over, rebuilt or not; the program's file made unreadable is an error" {
+	local here
+	here=$(pwd -P)
+	cat > hot.c <<-'EOF'
+	void hot(long n) { volatile long x = 0; for (long i = 0; i < n; i++) x += i; }
+	EOF
+	cat > app.c <<-'EOF'
+	#include <stdlib.h>
+	void hot(long n);
+	int main(int argc, char **argv)
+	{
+		long n = argc > 1 ? atol(argv[1]) : 200000000;
+		volatile long y = 0;
+		hot(n);
+		for (long i = 0; i < n / 4; i++)
+			y += i;
+		return 0;
+	}
+	EOF
+	cc -O1 -g -shared -fPIC -o libhot.so hot.c
+	cc -O1 -g -o app app.c -L. -lhot -Wl,-rpath,"$here"
+	# -N: no copy in the build-id cache, so the files at the paths are what there is
+	sbx record -N -q -e cpu-clock -o a.data -- ./app >/dev/null
+	# libhot.so took more samples, and so does libc for many programs: the program is app
+	run -0 --separate-stderr sbx profgen -o a.prof a.data
+	assert_regex "${stderr_lines[0]}" "^sbx profgen: profiling $here/app \\([0-9]+ samples\\); other DSOs: libhot\\.so \\([0-9]+\\)"
+	grep -q '^main:' a.prof
+	# the library rebuilt (upgraded, another host's): still app
+	echo 'int more_code(void) { return 3; }' >> hot.c
+	cc -O1 -g -shared -fPIC -o libhot.so hot.c
+	run -0 --separate-stderr sbx profgen -o b.prof a.data
+	assert_regex "${stderr_lines[0]}" "^sbx profgen: profiling $here/app "
+	# the program's file emptied (a failed link): an error, not a profile of libhot or libc
+	: > app
+	run -1 --separate-stderr sbx profgen -o c.prof a.data
+	assert_regex "${stderr_lines[0]}" "^sbx profgen: error: $here/app \\([0-9]+ samples\\) was rebuilt since the recording: the file there has no build-id, the recording's build-id [0-9a-f]+; give that build with --binary"
+	[ ! -e c.prof ]
+}
+
 # the GNU build-id of ELF file $1, in hex
 build_id_of() {
 	readelf -n "$1" | awk '/Build ID:/ { print $3 }'
@@ -272,25 +311,25 @@ loop1_insns() {
 	# -gline-tables-only without -fdebug-info-for-profiling: no functions in the DWARF
 	# where nothing was inlined; DW_TAG_subprogram without DW_AT_decl_line where it was
 	clang -O2 -gline-tables-only -o tables "$WORKLOADS/noploop.c" 2>/dev/null
-	sbx record -q -e cpu-clock -F 10000 -o t.data -- ./tables 300 >/dev/null
+	sbx record -q -e cpu-clock -F 4000 -o t.data -- ./tables 300 >/dev/null
 	run -0 --separate-stderr sbx profgen --binary tables -o t.prof t.data
 	assert_regex "$stderr" "sbx profgen: warning: (.*/)?tables has line tables but no DWARF functions \(DW_TAG_subprogram\), as clang -gline-tables-only builds it without -fdebug-info-for-profiling: .*\(rebuild with -fdebug-info-for-profiling\)"
 	clang -O2 -gline-tables-only -o inl "$WORKLOADS/profgen-loops.c"
 	llvm-dwarfdump-14 --debug-info inl | grep -q DW_TAG_subprogram
 	run -1 grep -q DW_AT_decl_line < <(llvm-dwarfdump-14 --debug-info inl)
-	sbx record -q -e cpu-clock -F 10000 -o i.data -- sh -c './inl calls 30000000; true' >/dev/null
+	sbx record -q -e cpu-clock -F 4000 -o i.data -- sh -c './inl calls 30000000; true' >/dev/null
 	run -0 --separate-stderr sbx profgen --binary inl -o i.prof i.data
 	assert_regex "$stderr" "sbx profgen: warning: [0-9]+% of the samples in (.*/)?inl are in functions without a declaration line \(DW_AT_decl_line\), so their line offsets are not the ones clang looks up: rebuild with -fdebug-info-for-profiling"
 	# -g alone: lines have no discriminators (at 1000 samples or more)
 	clang -O2 -g -o plain "$WORKLOADS/noploop.c" 2>/dev/null
-	sbx record -q -e cpu-clock -F 10000 -o p.data -- ./plain 300 >/dev/null
+	sbx record -q -e cpu-clock -F 4000 -o p.data -- ./plain 300 >/dev/null
 	run -0 --separate-stderr sbx profgen --binary plain -o p.prof p.data
 	if [ "$(sed -n 's/^sbx profgen: \([0-9]*\) samples, \([0-9]*\) in the profile.*/\2/p' <<< "$stderr")" -ge 1000 ]; then
 		assert_regex "$stderr" "sbx profgen: warning: no sampled line of (.*/)?plain has a discriminator: was it built without -fdebug-info-for-profiling\?"
 	fi
 	# built as a profile wants it: neither
 	clang -O2 -g -gline-tables-only -fdebug-info-for-profiling -o good "$WORKLOADS/noploop.c" 2>/dev/null
-	sbx record -q -e cpu-clock -F 10000 -o g.data -- ./good 300 >/dev/null
+	sbx record -q -e cpu-clock -F 4000 -o g.data -- ./good 900 >/dev/null
 	run -0 --separate-stderr sbx profgen --binary good -o g.prof g.data
 	run -1 grep -q 'declaration line\|discriminator\|line 0\|hottest' <<< "$stderr"
 	# half of loop1's samples in a block of line 0 only (its preheader): said, with the share
@@ -321,7 +360,7 @@ afdo_counts() {
 @test "profgen: --format gcov writes GCC 12's AutoFDO profile: gcc -fauto-profile reads it without a word, with the counts of the text profile" {
 	local a b
 	gcc -O2 -g -o gnop "$WORKLOADS/noploop.c"
-	sbx record -q -e cpu-clock -F 10000 -o g.data -- ./gnop 300 >/dev/null
+	sbx record -q -e cpu-clock -F 4000 -o g.data -- ./gnop 300 >/dev/null
 	run -0 --separate-stderr sbx profgen --binary gnop --format gcov -o g.afdo g.data
 	run -0 --separate-stderr sbx profgen --binary gnop -o g.txt g.data
 	# gcc is llvm-profgen's name for it

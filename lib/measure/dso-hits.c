@@ -211,9 +211,10 @@ int dso_hits_cache_files(const struct dso_hits *h, const char *dir, struct dso_h
 		if (d->kind != DSO_ELF || d->path[0] != '/')
 			continue;	/* the kernel, [vdso], //anon: no file to copy */
 		err = buildid_read(d->path, id, sizeof(id), &size);
-		if (err == -ENOENT || (!err && !size)) {
+		/* no build-id to find it by; or not ELF (a PE file .NET or Wine maps): none */
+		if (err == -ENOENT || err == -EINVAL || (!err && !size)) {
 			sbx_error_clear();
-			continue;	/* no build-id: nothing to find it by */
+			continue;
 		}
 		if (!err)
 			err = buildid_cache_add(dir, d->path, id, size);

@@ -18,6 +18,7 @@
 struct aname {
 	char *s;
 	uint32_t idx;
+	bool top;		/* a top-level function has it */
 };
 
 struct atarget {
@@ -114,7 +115,8 @@ static void add_target(struct afdo *a, struct apos *pos, const struct sp_target 
 	struct aname *n = intern(a, t->name);
 	struct atarget *v;
 
-	if (!n)
+	/* a name that is all suffix (".omp_outlined."): GCC 12 stops at index 0 */
+	if (!n || !n->s[0])
 		return;
 	for (size_t i = 0; i < pos->nr_targets; i++)
 		if (pos->targets[i].name == n) {
@@ -184,6 +186,10 @@ static void convert_calls(struct afdo *a, struct ainst *x, const struct sp_func 
 
 			if (!y)
 				break;
+			if (!y->name->s[0]) {	/* all suffix: no name GCC 12 can take */
+				inst_free(y);
+				continue;
+			}
 			for (j = 0; j < x->nr_calls; j++)
 				if (x->calls[j].line == c->loc.line && x->calls[j].inst->name == y->name)
 					break;
@@ -279,16 +285,15 @@ int sample_profile_write_afdo(struct sample_profile *p, FILE *out)
 	/* largest total first: of the functions that meet at one cut name, the first stays */
 	for (size_t i = 0; i < nf && !a.err; i++) {
 		struct ainst *x = convert(&a, funcs[i]);
-		size_t k;
 
 		if (!x)
 			break;
-		for (k = 0; k < nt && top[k]->name != x->name; k++)
-			;
-		if (k < nt) {
+		/* one function a name (the first: the larger total), and none without one */
+		if (x->name->top || !x->name->s[0]) {
 			inst_free(x);
 			continue;
 		}
+		x->name->top = true;
 		heads[nt] = funcs[i]->head;
 		top[nt++] = x;
 	}

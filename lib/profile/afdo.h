@@ -24,7 +24,8 @@
  * callsites without discriminators (of two on one line with one callee, the
  * one of the larger total). GCC cuts a name at its first '.', so names are
  * written cut; of two top-level functions that meet so, the one of the
- * larger total is written.
+ * larger total is written, and a name that is all suffix (".omp_outlined.",
+ * cut to "", which GCC 12 takes for index 0 and stops at) is left out.
  */
 
 #include <stdio.h>

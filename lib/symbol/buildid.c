@@ -184,7 +184,7 @@ char *buildid_debug_file(const uint8_t *id, size_t size)
 	if (!size || size > BUILDID_MAX)
 		return NULL;
 	buildid_hex(id, size, hex);
-	home_root = buildid_cache_dir();	/* ~/.debug */
+	home_root = buildid_cache_dir();	/* ~/.debug; NULL without HOME */
 	roots[0] = home_root;
 	for (int i = 0; i < 2; i++) {
 		if (!roots[i])

@@ -88,8 +88,8 @@ int dso_cache_set_paths(struct dso_cache *c, const char *debug_dir, const char *
 		home = "/";
 	if (debug_dir)
 		a = strdup(debug_dir);
-	else
-		a = buildid_cache_dir();	/* ~/.debug */
+	else if (!(a = buildid_cache_dir()))	/* ~/.debug */
+		a = strdup("/.debug");		/* no HOME */
 	if (debuginfod_dir)
 		b = strdup(debuginfod_dir);
 	else if (getenv("DEBUGINFOD_CACHE_PATH"))
@@ -225,6 +225,24 @@ static char *file_at(const char *fmt, ...)
 	return NULL;
 }
 
+/*
+ * Equal build-ids; perf before 5.12 wrote every id as 20 bytes, so a shorter
+ * one (md5: 16, xxHash: 8) may come padded with zeros.
+ */
+static bool same_id(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
+{
+	size_t n = na < nb ? na : nb;
+	const uint8_t *longer = na > nb ? a : b;
+	size_t len = na > nb ? na : nb;
+
+	if (!n || memcmp(a, b, n))
+		return false;
+	for (size_t i = n; i < len; i++)
+		if (longer[i])
+			return false;
+	return true;
+}
+
 /* The file to read for an ELF DSO: build-id caches first, then the path. */
 static char *find_file(struct dso *d)
 {
@@ -246,12 +264,13 @@ static char *find_file(struct dso *d)
 			size_t size = 0;
 			int err = buildid_read(d->path, id, sizeof(id), &size);
 
-			if (err == -ENOENT) {		/* none now: not the recorded build */
+			/* none now, or not ELF (an empty or half-linked file): not the recorded build */
+			if (err == -ENOENT || err == -EINVAL) {
 				sbx_error_clear();
 				size = 0;
 			}
-			if ((!err || err == -ENOENT) &&
-			    (size != d->build_id_size || memcmp(id, d->build_id, size))) {
+			if ((!err || err == -ENOENT || err == -EINVAL) &&
+			    !same_id(id, size, d->build_id, d->build_id_size)) {
 				d->path_differs = true;
 				memcpy(d->path_build_id, id, size);
 				d->path_build_id_size = size;

@@ -158,10 +158,48 @@ static void test_planted_link(void)
 	if (d)
 		closedir(d);
 	CHECK_EQ_INT(entries, 0);
-	/* the cache root itself a link: refused too */
+	/* the cache root itself a link, the user's (to a bigger disk): followed */
 	remove_tree(cache);
+	remove_tree(elsewhere);
+	CHECK(!mkdir(elsewhere, 0755));
 	CHECK(!symlink(elsewhere, cache));
-	CHECK(buildid_cache_add(cache, exe, id, id_size) < 0);
+	CHECK_EQ_INT(buildid_cache_add(cache, exe, id, id_size), 1);
+	snprintf(p, sizeof(p), "%s%s", elsewhere, exe);
+	CHECK(access(p, F_OK) == 0);
+	remove_tree(top);
+}
+
+/* A link at a folder of the recorded path: not followed either. */
+static void test_link_in_path(void)
+{
+	char cache[128], p[3 * PATH_MAX], dir[128], hex[2 * BUILDID_MAX + 1], other[BUILDID_MAX];
+	struct stat st;
+
+	if (set_up() || !id_size)
+		SKIP("this test program has no build-id");
+	snprintf(cache, sizeof(cache), "%s/.debug", top);
+	snprintf(dir, sizeof(dir), "%s/real", top);
+	CHECK(!mkdir(dir, 0755));
+	snprintf(p, sizeof(p), "cp '%s' '%s/app'", exe, dir);
+	CHECK(system(p) == 0);
+	snprintf(p, sizeof(p), "%s/lnk", top);
+	CHECK(!symlink(dir, p));
+	snprintf(p, sizeof(p), "%s/lnk/app", top);
+	CHECK_EQ_INT(buildid_cache_add(cache, p, id, id_size), -ELOOP);
+	/* the real path is cached */
+	snprintf(p, sizeof(p), "%s/real/app", top);
+	CHECK_EQ_INT(buildid_cache_add(cache, p, id, id_size), 1);
+	/* a file refused (another build-id) leaves no folder of its build */
+	memcpy(other, id, id_size);
+	other[id_size - 1] ^= 0x5a;
+	CHECK_EQ_INT(buildid_cache_add(cache, p, (uint8_t *)other, id_size), -ESTALE);
+	buildid_hex((uint8_t *)other, id_size, hex);
+	snprintf(p, sizeof(p), "%s%s/real/app/%s", cache, top, hex);
+	CHECK(stat(p, &st) < 0 && errno == ENOENT);
+	/* nor any temporary file beside the copy that was made */
+	buildid_hex(id, id_size, hex);
+	snprintf(p, sizeof(p), "ls -A '%s%s/real/app/%s' | grep -qv '^elf$'", cache, top, hex);
+	CHECK(system(p) != 0);
 	remove_tree(top);
 }
 
@@ -169,6 +207,7 @@ static const struct unit_test tests[] = {
 	TEST(test_layout),
 	TEST(test_refused),
 	TEST(test_planted_link),
+	TEST(test_link_in_path),
 	{ 0 },
 };
 

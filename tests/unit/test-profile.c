@@ -691,6 +691,10 @@ static void test_afdo_writer(void)
 	b = sample_profile_func(p, "baz.cold");
 	b->total = 3;
 	sp_func_body(p, b, (struct sp_loc){ 2, 0 })->count = 3;
+	/* names that are all suffix: GCC 12 would take them for index 0 ("") and stop */
+	sp_func_add_target(p, m, (struct sp_loc){ 1, 0 }, ".L_target", 4);
+	sp_func_inlinee(p, m, (struct sp_loc){ 5, 0 }, ".omp_outlined.")->total = 8;
+	sample_profile_func(p, ".hidden")->total = 2000;
 
 	f = open_memstream(&buf, &len);
 	CHECK(f != NULL);
