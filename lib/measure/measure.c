@@ -453,6 +453,29 @@ static void *map_at(uint64_t addr, size_t n, int prot)
 	return p;
 }
 
+/*
+ * n bytes (whole pages) of read-write memory between two PROT_NONE pages:
+ * a snippet that finds the context page and writes past either end of it
+ * faults, whatever else the process has mapped next to it (a sanitizer's
+ * shadow, the heap). NULL with errno.
+ */
+static void *map_guarded(size_t n)
+{
+	uint8_t *area = mmap(NULL, n + 2 * PAGE, PROT_NONE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (area == MAP_FAILED)
+		return NULL;
+	if (mprotect(area + PAGE, n, PROT_READ | PROT_WRITE) < 0) {
+		int e = errno;
+
+		munmap(area, n + 2 * PAGE);
+		errno = e;
+		return NULL;
+	}
+	return area + PAGE;
+}
+
 /* Build a function into fresh memory at addr (0: anywhere); its entry or NULL. */
 static uint8_t *build(const struct child_arg *a, bool calibration, uint64_t addr,
 		      uint64_t ctx, uint64_t scratch, struct layout *lay)
@@ -548,7 +571,7 @@ static int child_main(void *arg)
 	uint64_t cal_entry[2] = { 0 }, snip_entry[2] = { 0 }, trips[2];
 	unsigned cal_per_repeat;
 
-	ctx = map_at(0, PAGE, PROT_READ | PROT_WRITE);
+	ctx = map_guarded(PAGE);
 	scratch = map_at(0, SCRATCH_SIZE, PROT_READ | PROT_WRITE);
 	if (!ctx || !scratch)
 		return child_fail(sh, "cannot map the scratch memory: %s", strerror(errno));

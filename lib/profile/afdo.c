@@ -145,7 +145,8 @@ static void convert_body(struct afdo *a, struct ainst *x, const struct sp_func *
 	}
 	for (size_t i = 0; (e = hashmap_next(&f->body, &i));)
 		b[k++] = e;
-	qsort(b, nb, sizeof(*b), cmp_body_line);
+	if (nb)
+		qsort(b, nb, sizeof(*b), cmp_body_line);
 	for (size_t i = 0; i < nb && !a->err; i++) {
 		struct sp_target *t;
 		struct apos *pos;
