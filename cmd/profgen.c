@@ -291,22 +291,10 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/*
- * Equal build-ids; perf before 5.12 wrote every id as 20 bytes, so a shorter
- * one (xxHash: 8, md5: 16) may come padded with zeros.
- */
+/* Equal build-ids, a shorter one padded with zeros (buildid_equal). */
 static bool same_build_id(const struct dso *d, const struct binary *b)
 {
-	size_t n = d->build_id_size < b->build_id_size ? d->build_id_size : b->build_id_size;
-	const uint8_t *longer = d->build_id_size > n ? d->build_id : b->build_id;
-	size_t len = d->build_id_size > n ? d->build_id_size : b->build_id_size;
-
-	if (!n || memcmp(d->build_id, b->build_id, n))
-		return false;
-	for (size_t i = n; i < len; i++)
-		if (longer[i])
-			return false;
-	return true;
+	return buildid_equal(d->build_id, d->build_id_size, b->build_id, b->build_id_size);
 }
 
 static int add_dso(struct target *t, struct pg_dso *d)

@@ -200,3 +200,17 @@ char *buildid_debug_file(const uint8_t *id, size_t size)
 	free(home_root);
 	return NULL;
 }
+
+bool buildid_equal(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
+{
+	size_t n = na < nb ? na : nb;
+	const uint8_t *longer = na > nb ? a : b;
+	size_t len = na > nb ? na : nb;
+
+	if (!n || memcmp(a, b, n))
+		return false;
+	for (size_t i = n; i < len; i++)
+		if (longer[i])
+			return false;
+	return true;
+}

@@ -35,6 +35,12 @@ int buildid_read(const char *path, uint8_t *id, size_t max, size_t *size);
 /* Same, for an ELF image in memory. */
 int buildid_read_mem(const void *buf, size_t len, uint8_t *id, size_t max, size_t *size);
 
+/*
+ * Equal build-ids; perf before 5.12 wrote every id as 20 bytes, so a shorter
+ * one (md5: 16, xxHash: 8) may come padded with zeros. An empty id equals none.
+ */
+bool buildid_equal(const uint8_t *a, size_t na, const uint8_t *b, size_t nb);
+
 /* Write the build-id as lowercase hex into out (room for 2*size+1). Returns out. */
 char *buildid_hex(const uint8_t *id, size_t size, char *out);
 

@@ -225,24 +225,6 @@ static char *file_at(const char *fmt, ...)
 	return NULL;
 }
 
-/*
- * Equal build-ids; perf before 5.12 wrote every id as 20 bytes, so a shorter
- * one (md5: 16, xxHash: 8) may come padded with zeros.
- */
-static bool same_id(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
-{
-	size_t n = na < nb ? na : nb;
-	const uint8_t *longer = na > nb ? a : b;
-	size_t len = na > nb ? na : nb;
-
-	if (!n || memcmp(a, b, n))
-		return false;
-	for (size_t i = n; i < len; i++)
-		if (longer[i])
-			return false;
-	return true;
-}
-
 /* The file to read for an ELF DSO: build-id caches first, then the path. */
 static char *find_file(struct dso *d)
 {
@@ -270,7 +252,7 @@ static char *find_file(struct dso *d)
 				size = 0;
 			}
 			if ((!err || err == -ENOENT || err == -EINVAL) &&
-			    !same_id(id, size, d->build_id, d->build_id_size)) {
+			    !buildid_equal(id, size, d->build_id, d->build_id_size)) {
 				d->path_differs = true;
 				memcpy(d->path_build_id, id, size);
 				d->path_build_id_size = size;
