@@ -563,6 +563,8 @@ static void print_json(const char *name, const struct snippet *s,
 	if (r->tsc_per_cycle > 0) {
 		json_object_object_add(o, "tsc_per_cycle", json_object_new_double(r->tsc_per_cycle));
 		json_object_object_add(o, "tsc_drift", json_object_new_double(r->drift));
+		json_object_object_add(o, "tsc_cross_check", isnan(r->cross) ? NULL :
+				       json_object_new_double(r->cross));
 	}
 	for (int i = 0; !err[0] && i < r->n_values; i++) {
 		const struct measure_value *mv = &r->values[i];

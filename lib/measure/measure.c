@@ -22,18 +22,12 @@
 #include "util/escape.h"
 #include "measure/cpu.h"
 #include "measure/events.h"
+#include "measure/figure.h"
 #include "measure/measure.h"
 
 #define SCRATCH_SIZE (1ul << 20)
 #define MAX_CODE_SIZE (256ul << 20)
 #define PAGE 4096ul
-/*
- * One-cycle adds in the K calibration run (2K: twice). Straight-line code
- * like duplicate mode: a loop of adds ran at 1.3 cycles per add at some
- * code addresses on an AMD EPYC VM.
- */
-#define CAL_ADDS 20000ul
-#define CAL_CALLS 5u		/* calibration runs per timed reading */
 #define MAX_DRIFT 0.02		/* calibration drift worth measuring again */
 #define MIN_CAL_READINGS 30u	/* of each calibration size, however few the repeats */
 /*
@@ -44,8 +38,8 @@
 #define MIN_TIMED_INSNS 100000ul
 #define WARMUP 3
 
-/* the measured runs of one repeat, in order: the snippet's 2K run first (emit_function) */
-enum { SLOT_CAL_1, SLOT_CAL_2, SLOT_SNIP_2, SLOT_SNIP_1, N_SLOTS };
+/* what a generated function runs: the snippet or one of the calibration chains */
+enum body_kind { BODY_SNIPPET, BODY_CAL_ADD, BODY_CAL_MUL };
 
 enum counter_kind { CK_HW, CK_TSC, CK_TASK };
 
@@ -354,16 +348,20 @@ static void patch_jmp(struct emit *e, size_t at, size_t target)
  * callee-saved registers are restored and the function returns. Nothing
  * between the set-up and the first copy touches a register or the stack.
  */
-static void emit_function(struct emit *e, const struct child_arg *a, bool calibration,
+static void emit_function(struct emit *e, const struct child_arg *a, enum body_kind kind,
 			  uint64_t ctx, uint64_t scratch, struct layout *lay)
 {
 	static const uint8_t pops[] = { 0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5d, 0x5b };
-	static const uint8_t cal_insn[] = { 0x48, 0x01, 0xc0 };	/* add %rax,%rax */
+	static const uint8_t add_insn[] = { 0x48, 0x01, 0xc0 };		/* add %rax,%rax */
+	static const uint8_t mul_insn[] = { 0x48, 0x0f, 0xaf, 0xc0 };	/* imul %rax,%rax */
 	const struct snippet *s = a->s;
-	const uint8_t *body = calibration ? cal_insn : s->code;
-	size_t body_size = calibration ? sizeof(cal_insn) : s->code_size;
+	bool calibration = kind != BODY_SNIPPET;
+	const uint8_t *body = kind == BODY_CAL_ADD ? add_insn : kind == BODY_CAL_MUL ? mul_insn :
+			      s->code;
+	size_t body_size = kind == BODY_CAL_ADD ? sizeof(add_insn) :
+			   kind == BODY_CAL_MUL ? sizeof(mul_insn) : s->code_size;
 	bool loop = !calibration && a->rep == MEASURE_LOOP;
-	unsigned long k = calibration ? CAL_ADDS : a->k;
+	unsigned long k = kind == BODY_CAL_ADD ? CAL_ADDS : kind == BODY_CAL_MUL ? CAL_MULS : a->k;
 	/* without the difference only the K run is made: K copies */
 	unsigned long copies = loop ? 1 : !calibration && a->o->no_diff ? k : 2 * k;
 
@@ -477,7 +475,7 @@ static void *map_guarded(size_t n)
 }
 
 /* Build a function into fresh memory at addr (0: anywhere); its entry or NULL. */
-static uint8_t *build(const struct child_arg *a, bool calibration, uint64_t addr,
+static uint8_t *build(const struct child_arg *a, enum body_kind kind, uint64_t addr,
 		      uint64_t ctx, uint64_t scratch, struct layout *lay)
 {
 	struct emit e = { 0 };
@@ -486,13 +484,13 @@ static uint8_t *build(const struct child_arg *a, bool calibration, uint64_t addr
 
 	/* the layout depends on the address only through alignment: count at it */
 	e.base = addr;
-	emit_function(&e, a, calibration, ctx, scratch, lay);
+	emit_function(&e, a, kind, ctx, scratch, lay);
 	size = round_page(e.len + 64);
 	p = map_at(addr, size, PROT_READ | PROT_WRITE);
 	if (!p)
 		return NULL;
 	e = (struct emit){ .buf = p, .base = (uint64_t)p };
-	emit_function(&e, a, calibration, ctx, scratch, lay);
+	emit_function(&e, a, kind, ctx, scratch, lay);
 	if (mprotect(p, size, PROT_READ | PROT_EXEC) < 0)
 		return NULL;
 	return p;
@@ -568,7 +566,8 @@ static int child_main(void *arg)
 	struct code_ctx *ctx;
 	uint8_t *scratch, *cal = NULL, *code;
 	int fds[1 + MEASURE_MAX_EVENTS], nfd = 0;
-	uint64_t cal_entry[2] = { 0 }, snip_entry[2] = { 0 }, trips[2];
+	/* the entries of the calibrations' K and 2K runs, by slot */
+	uint64_t cal_entry[SLOT_MUL_2 + 1] = { 0 }, snip_entry[2] = { 0 }, trips[2];
 	unsigned cal_per_repeat;
 
 	ctx = map_guarded(PAGE);
@@ -586,14 +585,16 @@ static int child_main(void *arg)
 		for (size_t o = 0; o < d->size; o++)
 			p[o] = d->value[o % d->value_len];
 	}
-	if (a->ck == CK_TSC) {
-		cal = build(a, true, 0, (uint64_t)ctx, (uint64_t)scratch, &lay_cal);
+	for (int kind = BODY_CAL_ADD; a->ck == CK_TSC && kind <= BODY_CAL_MUL; kind++) {
+		int slot = kind == BODY_CAL_ADD ? SLOT_CAL_1 : SLOT_MUL_1;
+
+		cal = build(a, kind, 0, (uint64_t)ctx, (uint64_t)scratch, &lay_cal);
 		if (!cal)
 			return child_fail(sh, "cannot map the calibration code: %s", strerror(errno));
-		cal_entry[0] = (uint64_t)cal + lay_cal.entry[0];
-		cal_entry[1] = (uint64_t)cal + lay_cal.entry[1];
+		cal_entry[slot] = (uint64_t)cal + lay_cal.entry[0];
+		cal_entry[slot + 1] = (uint64_t)cal + lay_cal.entry[1];
 	}
-	code = build(a, false, s->address, (uint64_t)ctx, (uint64_t)scratch, &lay);
+	code = build(a, BODY_SNIPPET, s->address, (uint64_t)ctx, (uint64_t)scratch, &lay);
 	if (!code && s->address)
 		return child_fail(sh, "%s:%d: cannot map the code at SNIPPET-ADDRESS %#llx: %s",
 				  s->name, s->address_line, (unsigned long long)s->address,
@@ -666,18 +667,18 @@ static int child_main(void *arg)
 
 		for (int slot = 0; slot < N_SLOTS; slot++) {
 			uint64_t *out = r < 0 ? junk : &sh->raw[((size_t)r * N_SLOTS + slot) * a->stride];
-			int big = slot == SLOT_CAL_2 || slot == SLOT_SNIP_2;
+			int big = slot == SLOT_CAL_2 || slot == SLOT_MUL_2 || slot == SLOT_SNIP_2;
 
-			if (slot <= SLOT_CAL_2) {
+			if (slot <= SLOT_MUL_2) {
 				uint64_t t[1 + MEASURE_MAX_EVENTS];
 
 				if (!cal)
 					continue;
 				/* at least MIN_CAL_READINGS readings in all, whatever the
 				   repeat count: each repeat keeps its fastest */
-				run_once(a, (void (*)(void))cal_entry[big], CAL_CALLS, fds, nfd, out);
+				run_once(a, (void (*)(void))cal_entry[slot], CAL_CALLS, fds, nfd, out);
 				for (unsigned j = 1; j < cal_per_repeat; j++) {
-					run_once(a, (void (*)(void))cal_entry[big], CAL_CALLS, fds, nfd, t);
+					run_once(a, (void (*)(void))cal_entry[slot], CAL_CALLS, fds, nfd, t);
 					if (t[0] < out[0])
 						memcpy(out, t, a->stride * sizeof(*t));
 				}
@@ -695,56 +696,6 @@ static int child_main(void *arg)
 
 /* the parent ------------------------------------------------------------- */
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-/* Aggregate n values (sorted in place). */
-static double aggregate(double *v, int n, enum measure_aggregate how)
-{
-	double sum = 0;
-
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	switch (how) {
-	case MEASURE_AGG_MIN:
-		return v[0];
-	case MEASURE_AGG_MEDIAN:
-		return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	case MEASURE_AGG_MEAN:
-		for (int i = 0; i < n; i++)
-			sum += v[i];
-		return sum / n;
-	case MEASURE_AGG_MIN_VARIANCE: {
-		/* the mean of the half of the readings (consecutive when sorted) that
-		   varies least: robust to outliers on both sides */
-		int w = (n + 1) / 2, best = 0;
-		double best_var = INFINITY;
-
-		for (int i = 0; i + w <= n; i++) {
-			double m = 0, var = 0;
-
-			for (int j = i; j < i + w; j++)
-				m += v[j];
-			m /= w;
-			for (int j = i; j < i + w; j++)
-				var += (v[j] - m) * (v[j] - m);
-			if (var < best_var) {
-				best_var = var;
-				best = i;
-			}
-		}
-		for (int j = best; j < best + w; j++)
-			sum += v[j];
-		return sum / w;
-	}
-	}
-	return v[0];
-}
-
-/* "int $0x80" in capstone's AT&T or Intel spelling */
 static bool is_int80(const char *text)
 {
 	return !strcmp(text, "int $0x80") || !strcmp(text, "int 0x80");
@@ -980,18 +931,6 @@ static const char *event_unit(const struct perf_event_attr *at)
 	return "count";
 }
 
-/* TSC ticks per cycle from the calibration runs of repeats [from, to): min(2K) - min(K). */
-static double cal_ratio(const struct shared *sh, size_t stride, unsigned from, unsigned to)
-{
-	double m1 = INFINITY, m2 = INFINITY;
-
-	for (unsigned i = from; i < to; i++) {
-		m1 = fmin(m1, (double)sh->raw[((size_t)i * N_SLOTS + SLOT_CAL_1) * stride]);
-		m2 = fmin(m2, (double)sh->raw[((size_t)i * N_SLOTS + SLOT_CAL_2) * stride]);
-	}
-	return (m2 - m1) / (CAL_ADDS * CAL_CALLS);
-}
-
 /*
  * The shared pages for the child's report, sh_size bytes between two
  * PROT_NONE guard pages, so that no mapping of the child's is next to
@@ -1087,7 +1026,8 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 	struct workload_status st;
 	struct workload *w;
 	struct shared *live, *sh;
-	double *ev = NULL, ratio = 0, ratio_a = INFINITY, ratio_b = INFINITY;
+	double *ev = NULL;
+	struct readings rd;
 	unsigned n = o->repeat_count;
 	unsigned long ninsn;
 	/* the counters the child opens: the cycle counter unless TSC, and the events */
@@ -1096,6 +1036,7 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 
 	a->rep = rep;
 	a->ck = ck;
+	r->cross = NAN;
 	a->stride = stride;
 	a->k = (o->min_instructions + (unsigned long)s->insn_count - 1) / (unsigned long)s->insn_count;
 	a->calls = 1;
@@ -1169,40 +1110,17 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 		free(sh);
 		return sbx_error(-ENOMEM, "out of memory");
 	}
-#define RAW(rep_, slot_, i_) ((double)sh->raw[((size_t)(rep_) * N_SLOTS + (slot_)) * stride + (i_)])
-	/*
-	 * Each series (K runs, 2K runs) is aggregated first and the difference
-	 * taken after, as nanoBench and uarch-bench do: a run hit by an
-	 * interrupt then spoils one reading, not the difference.
-	 */
-	if (ck == CK_TSC) {
-		unsigned h = n > 1 ? n / 2 : 1;
-
-		ratio = cal_ratio(sh, stride, 0, n);
-		ratio_a = cal_ratio(sh, stride, 0, h);
-		ratio_b = n > 1 ? cal_ratio(sh, stride, h, n) : ratio_a;
-		if (!(ratio > 0)) {
-			snprintf(r->error, sizeof(r->error), "the TSC calibration failed "
-				 "(the TSC did not advance)");
-			goto out;
-		}
-		r->tsc_per_cycle = ratio;
-		r->drift = ratio_a > 0 && ratio_b > 0 ? (ratio_b - ratio_a) / ratio_a : 0;
+	rd = (struct readings){ .raw = sh->raw, .n = n, .stride = stride, .tsc = ck == CK_TSC,
+				.no_diff = o->no_diff, .how = o->aggregate, .ninsn = ninsn };
+	if (figure_calibrate(&rd, r) < 0) {
+		snprintf(r->error, sizeof(r->error), "the TSC calibration failed "
+			 "(the TSC did not advance)");
+		goto out;
 	}
 	for (int e = 0; e <= o->n_events; e++) {
 		struct measure_value *mv = &r->values[e];
-		double agg;
+		double agg = figure_difference(&rd, e, r->tsc_per_cycle, ev);
 
-		for (unsigned i = 0; i < n; i++)
-			ev[i] = RAW(i, SLOT_SNIP_1, e);
-		agg = aggregate(ev, (int)n, o->aggregate);
-		if (!o->no_diff) {
-			for (unsigned i = 0; i < n; i++)
-				ev[i] = RAW(i, SLOT_SNIP_2, e);
-			agg = aggregate(ev, (int)n, o->aggregate) - agg;
-		}
-		if (e == 0 && ck == CK_TSC)
-			agg /= ratio;
 		snprintf(mv->key, sizeof(mv->key), "%s",
 			 e == 0 ? measure_mode_name(o->mode) : o->events[e - 1]);
 		mv->value = agg / (double)ninsn;
@@ -1214,86 +1132,8 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 		}
 	}
 	r->n_values = 1 + o->n_events;
-	/*
-	 * How sure the first figure is: each repeat's own figure (its
-	 * difference over its own calibration), the spread of those (half the
-	 * interquartile range, robust to the repeat an interrupt hit), the
-	 * difference of the figures of the two halves of the repeats, and the
-	 * calibration's drift; the widest of them, relative to the figure, with
-	 * a floor of the TSC's read-out (a few ticks a run).
-	 */
-	{
-		double *f = ev, v = r->values[0].value, u = 0.002;
-		unsigned m = 0;
-
-		for (unsigned i = 0; i < n; i++) {
-			double d = o->no_diff ? RAW(i, SLOT_SNIP_1, 0) :
-				   RAW(i, SLOT_SNIP_2, 0) - RAW(i, SLOT_SNIP_1, 0);
-			double ri = ck == CK_TSC ? cal_ratio(sh, stride, i, i + 1) : 1;
-
-			if (ri > 0)
-				f[m++] = d / ri / (double)ninsn;
-		}
-		if (m < 4 || n < 4) {
-			u = NAN;	/* too few repeats to tell */
-		} else if (v > 0) {
-			double q1, q3, half[2];
-
-			qsort(f, m, sizeof(double), cmp_double);
-			q1 = f[m / 4];
-			q3 = f[(3 * m) / 4];
-			/* the spread of one repeat; a median or a mean of m of them: its error */
-			if (o->aggregate != MEASURE_AGG_MIN)
-				u = fmax(u, (q3 - q1) / 2 / v / sqrt((double)m));
-			/*
-			 * and where the figure stands from the repeats' own: their
-			 * median, each over its own calibration, is near a min taken
-			 * on a steady machine; far from it where the minima came from
-			 * repeats in different states of the clock or the core
-			 */
-			u = fmax(u, fabs(aggregate(f, (int)m, MEASURE_AGG_MEDIAN) - v) / v);
-			/* the two halves, each its own aggregate of its own repeats */
-			for (int k = 0; k < 2; k++) {
-				unsigned from = k ? n / 2 : 0, to = k ? n : n / 2;
-				double s1 = INFINITY, s2 = INFINITY;
-
-				for (unsigned i = from; i < to; i++) {
-					s1 = fmin(s1, RAW(i, SLOT_SNIP_1, 0));
-					s2 = fmin(s2, RAW(i, SLOT_SNIP_2, 0));
-				}
-				half[k] = (o->no_diff ? s1 : s2 - s1) / (double)ninsn;
-				if (ck == CK_TSC)
-					half[k] /= k ? ratio_b : ratio_a;
-			}
-			if (o->aggregate == MEASURE_AGG_MIN)
-				u = fmax(u, fabs(half[1] - half[0]) / 2 / v);
-			if (ck == CK_TSC) {
-				/*
-				 * the clock: the spread of the repeats' own calibrations
-				 * (a step between two of its states moves a figure whose
-				 * two minima came from repeats on either side of it)
-				 */
-				unsigned k = 0;
-
-				for (unsigned i = 0; i < n; i++) {
-					double ri = cal_ratio(sh, stride, i, i + 1);
-
-					if (ri > 0)
-						f[k++] = ri;
-				}
-				if (k >= 4 && ratio > 0) {
-					qsort(f, k, sizeof(double), cmp_double);
-					u = fmax(u, (f[(3 * k) / 4] - f[k / 4]) / 2 / ratio);
-				}
-				u = fmax(u, fabs(r->drift));
-			}
-		} else {
-			u = INFINITY;	/* a difference at or below 0: noise */
-		}
-		r->values[0].uncertainty = u;
-		r->unsteady = u > MEASURE_STEADY;	/* NaN: not known, not flagged */
-	}
-#undef RAW
+	r->values[0].uncertainty = figure_uncertainty(&rd, r, r->values[0].value, ev);
+	r->unsteady = r->values[0].uncertainty > MEASURE_STEADY;	/* NaN: not known, not flagged */
 out:
 	free(ev);
 	free(sh);
@@ -1301,11 +1141,11 @@ out:
 }
 
 /*
- * How good an attempt is: 2 for a TSC ratio that did not drift, plus 1
- * for a difference above 0 when the K runs are taken from the 2K runs
- * (2K copies cannot take less time than K of them: a difference at or
- * below 0 is the noise of a loaded machine). An attempt of rank 3 is
- * steady.
+ * How good an attempt is: 4 for an uncertainty within MEASURE_STEADY, 2 for
+ * a TSC ratio that did not drift, plus 1 for a difference above 0 when the
+ * K runs are taken from the 2K runs (2K copies cannot take less time than
+ * K of them: a difference at or below 0 is the noise of a loaded machine).
+ * An attempt of rank 7 is steady.
  */
 static int attempt_rank(const struct measure_result *t, const struct measure_opts *o)
 {
@@ -1319,7 +1159,8 @@ static int attempt_rank(const struct measure_result *t, const struct measure_opt
  * thread on the same core, as on a loaded SMT host), drifted by more than
  * 2% or measured a difference at or below 0 is measured again, up to
  * twice (the first of a run: always once, to set the reference), and the
- * attempt of the highest rank with the lowest ratio is kept.
+ * attempt of the highest rank with the lowest ratio is kept, its
+ * uncertainty widened by figure_against_reference().
  * With any counter, a figure whose uncertainty is above MEASURE_STEADY is
  * measured again too, up to twice; one that stays so is flagged unsteady.
  */
@@ -1327,12 +1168,13 @@ static int measure_checked(const struct snippet *s, const struct measure_opts *o
 			   enum measure_repetition rep, enum counter_kind ck,
 			   struct child_arg *a, struct measure_result *r)
 {
+	enum { ATTEMPTS = 3 };
 	double *ref = o->tsc_reference;
 	bool check = ck == CK_TSC && ref;
 	bool first = check && *ref <= 0;
-	int attempts = 3;
-	struct measure_result best, t;
-	int err = 0, done = 0;
+	struct measure_result att[ATTEMPTS], best;
+	int err = 0, done = 0, n = 0;
+	double lo = check && *ref > 0 ? *ref : 0;
 	const struct snippet_insn *in;
 
 	/* a snippet that writes the loop counter would loop until the timeout */
@@ -1343,25 +1185,37 @@ static int measure_checked(const struct snippet *s, const struct measure_opts *o
 		r->failure = MEASURE_FAIL_REFUSED;
 		return 0;
 	}
-	for (int i = 0; i < attempts; i++, done++) {
-		memset(&t, 0, sizeof(t));
-		snprintf(t.counter, sizeof(t.counter), "%s", r->counter);
-		snprintf(t.unit, sizeof(t.unit), "%s", r->unit);
-		err = measure_one(s, o, rep, ck, a, &t);
-		if (err < 0 || t.error[0] || t.exited) {
-			/* a retry that failed: the attempt before it stands */
-			if (i == 0 || err < 0 || t.exited)
-				best = t;
+	for (int i = 0; i < ATTEMPTS; i++, done++) {
+		struct measure_result *t = &att[n];
+
+		memset(t, 0, sizeof(*t));
+		snprintf(t->counter, sizeof(t->counter), "%s", r->counter);
+		snprintf(t->unit, sizeof(t->unit), "%s", r->unit);
+		err = measure_one(s, o, rep, ck, a, t);
+		if (err < 0 || t->error[0] || t->exited) {
+			/* a retry that failed: the attempts before it stand */
+			if (i == 0 || err < 0 || t->exited)
+				n = 0, att[n++] = *t;
 			else
 				err = 0;
 			break;
 		}
-		/* the higher rank; then the lower ratio, or the smaller uncertainty */
-		if (i == 0 || attempt_rank(&t, o) > attempt_rank(&best, o) ||
-		    (attempt_rank(&t, o) == attempt_rank(&best, o) &&
-		     (check ? t.tsc_per_cycle < best.tsc_per_cycle :
-			      t.values[0].uncertainty < best.values[0].uncertainty)))
-			best = t;
+		if (check && t->tsc_per_cycle > 0 && (lo <= 0 || t->tsc_per_cycle < lo))
+			lo = t->tsc_per_cycle;
+		n++;
+		/*
+		 * each attempt against the lowest ratio so far; the higher rank,
+		 * then the lower ratio, or the smaller uncertainty
+		 */
+		for (int j = 0; j < n; j++) {
+			struct measure_result c = check ? figure_against_reference(att[j], lo) : att[j];
+
+			if (j == 0 || attempt_rank(&c, o) > attempt_rank(&best, o) ||
+			    (attempt_rank(&c, o) == attempt_rank(&best, o) &&
+			     (check ? c.tsc_per_cycle < best.tsc_per_cycle :
+				      c.values[0].uncertainty < best.values[0].uncertainty)))
+				best = c;
+		}
 		if (!check && !best.unsteady) {
 			done++;
 			break;
@@ -1377,6 +1231,8 @@ static int measure_checked(const struct snippet *s, const struct measure_opts *o
 			break;
 		}
 	}
+	if (n == 1 && (err < 0 || att[0].error[0] || att[0].exited))
+		best = att[0];
 	*r = best;
 	r->retries = done > 1 ? done - 1 : 0;
 	if (check && !err && !r->error[0] && (*ref <= 0 || r->tsc_per_cycle < *ref))

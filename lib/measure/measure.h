@@ -107,6 +107,8 @@ struct measure_result {
 	char unit[16];			/* "cycles" or "ns" */
 	double tsc_per_cycle;		/* the calibration ratio (tsc-cycles only) */
 	double drift;			/* relative change of the ratio, first half to second */
+	double cross;			/* the multiply chain's calibration against the adds'
+					   (relative, tsc-cycles only; NaN: not known) */
 	unsigned long repetitions;	/* K: snippet copies (or loop trips × 1) of one run */
 	unsigned long instructions;	/* K × the snippet's instruction count */
 	int retries;			/* children measured again (tsc_reference) */
