@@ -68,7 +68,7 @@ static double cal_ticks(const struct readings *rd, int slot, unsigned from, unsi
 		m1 = fmin(m1, RAW(rd, i, slot, 0));
 		m2 = fmin(m2, RAW(rd, i, slot + 1, 0));
 	}
-	return (m2 - m1) / ((slot == SLOT_CAL_1 ? CAL_ADDS : CAL_MULS) * CAL_CALLS);
+	return (m2 - m1) / (double)(slot == SLOT_CAL_1 ? rd->adds : rd->muls);
 }
 
 /* TSC ticks per cycle: the one-cycle adds of repeats [from, to) */

@@ -28,13 +28,13 @@ enum { SLOT_CAL_1, SLOT_CAL_2, SLOT_MUL_1, SLOT_MUL_2, SLOT_SNIP_2, SLOT_SNIP_1,
 #define CAL_ADDS 20000ul
 /*
  * The second calibration, a chain of 64-bit multiplies (3 cycles each on
- * current x86, a whole number of cycles on any core), about as long as the
+ * current x86, a whole number of cycles on any core), half as long as the
  * adds. Where the host's clock or its share of the core depends on what
  * runs (a VM's core shared with another guest's thread slows a chain of
  * one-cycle adds, and a chain of a slow unit less), the two disagree, and
  * a figure is known no better than that.
  */
-#define CAL_MULS 6667ul
+#define CAL_MULS 3334ul
 #define CAL_CALLS 5u		/* calibration runs per timed reading */
 
 /* A child's readings: raw[(repeat * N_SLOTS + slot) * stride + counter] */
@@ -46,6 +46,7 @@ struct readings {
 	bool no_diff;			/* the K runs only */
 	enum measure_aggregate how;
 	unsigned long ninsn;		/* instructions of the K run */
+	unsigned long adds, muls;	/* instructions of the calibrations' K runs (TSC) */
 };
 
 /* Aggregate n values (sorted in place). */

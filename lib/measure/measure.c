@@ -1111,7 +1111,8 @@ static int measure_one(const struct snippet *s, const struct measure_opts *o,
 		return sbx_error(-ENOMEM, "out of memory");
 	}
 	rd = (struct readings){ .raw = sh->raw, .n = n, .stride = stride, .tsc = ck == CK_TSC,
-				.no_diff = o->no_diff, .how = o->aggregate, .ninsn = ninsn };
+				.no_diff = o->no_diff, .how = o->aggregate, .ninsn = ninsn,
+				.adds = CAL_ADDS * CAL_CALLS, .muls = CAL_MULS * CAL_CALLS };
 	if (figure_calibrate(&rd, r) < 0) {
 		snprintf(r->error, sizeof(r->error), "the TSC calibration failed "
 			 "(the TSC did not advance)");

@@ -26,7 +26,7 @@ struct attempt {
 static bool load(const char *name, struct attempt *a)
 {
 	char path[256], line[512];
-	unsigned long ninsn = 0;
+	unsigned long ninsn = 0, adds = 0, muls = 0;
 	unsigned n = 0;
 	FILE *f;
 
@@ -40,7 +40,8 @@ static bool load(const char *name, struct attempt *a)
 
 		if (line[0] == '#')
 			continue;
-		if (sscanf(line, "ninsn %lu", &ninsn) == 1)
+		if (sscanf(line, "ninsn %lu", &ninsn) == 1 ||
+		    sscanf(line, "calibration %lu adds %lu multiplies", &adds, &muls) == 2)
 			continue;
 		if (n == MAX_REPEATS || sscanf(line, "%llu %llu %llu %llu %llu %llu", &v[SLOT_CAL_1],
 					       &v[SLOT_CAL_2], &v[SLOT_MUL_1], &v[SLOT_MUL_2],
@@ -54,8 +55,9 @@ static bool load(const char *name, struct attempt *a)
 	}
 	fclose(f);
 	a->rd = (struct readings){ .raw = a->raw, .n = n, .stride = 1, .tsc = true,
-				   .how = MEASURE_AGG_MIN, .ninsn = ninsn };
-	if (n < 4 || !ninsn || figure_calibrate(&a->rd, &a->r) < 0)
+				   .how = MEASURE_AGG_MIN, .ninsn = ninsn, .adds = adds,
+				   .muls = muls };
+	if (n < 4 || !ninsn || !adds || !muls || figure_calibrate(&a->rd, &a->r) < 0)
 		return false;
 	a->r.values[0].value = figure_difference(&a->rd, 0, a->r.tsc_per_cycle, a->scratch) /
 			       (double)ninsn;
