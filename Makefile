@@ -119,22 +119,22 @@ $(B)/sbx: $(CMD_OBJS) $(B)/libsbx.a
 # libsbx-jit: the one public library (include/sbx/jit.h), libc only, for JIT runtimes
 # (never built with the sanitizers: what is installed must need libc only)
 JIT_VERSION := 1.0.0
-JIT_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -D_GNU_SOURCE -Iinclude -fPIC -MMD -MP
+JIT_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -D_GNU_SOURCE -Iinclude -Ilib -fPIC -MMD -MP
 JIT_LIBS := $(B)/libsbx-jit.a $(B)/libsbx-jit.so.$(JIT_VERSION) $(B)/sbx-jit.pc
 
-$(B)/jit/jit.o: jit/jit.c include/sbx/jit.h $(B)/.flags
+$(B)/libsbx-jit/jit.o: libsbx-jit/jit.c include/sbx/jit.h lib/jit/jitdump-format.h $(B)/.flags
 	@mkdir -p $(dir $@)
 	$(CC) $(JIT_CFLAGS) -c -o $@ $<
 
-$(B)/libsbx-jit.a: $(B)/jit/jit.o
+$(B)/libsbx-jit.a: $(B)/libsbx-jit/jit.o
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(B)/libsbx-jit.so.$(JIT_VERSION): $(B)/jit/jit.o jit/libsbx-jit.map
+$(B)/libsbx-jit.so.$(JIT_VERSION): $(B)/libsbx-jit/jit.o libsbx-jit/libsbx-jit.map
 	$(CC) -shared -Wl,-soname,libsbx-jit.so.1 \
-		-Wl,--version-script=jit/libsbx-jit.map -o $@ $(B)/jit/jit.o -lpthread
+		-Wl,--version-script=libsbx-jit/libsbx-jit.map -o $@ $(B)/libsbx-jit/jit.o -lpthread
 
-$(B)/sbx-jit.pc: jit/sbx-jit.pc.in $(B)/.paths
+$(B)/sbx-jit.pc: libsbx-jit/sbx-jit.pc.in $(B)/.paths
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(JIT_VERSION)|g' $< > $@
 
@@ -186,9 +186,9 @@ $(B)/scripts/%: scripts/%.c $(B)/libsbx.a $(B)/.flags
 
 # workloads are built without sanitizers: they are what gets measured
 # (the tiny JIT links libsbx-jit's source, so it never depends on a build folder)
-tests/workloads/tinyjit: tests/workloads/tinyjit.c jit/jit.c include/sbx/jit.h
-	$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -fPIE -pie -Iinclude -o $@ \
-		tests/workloads/tinyjit.c jit/jit.c -lpthread
+tests/workloads/tinyjit: tests/workloads/tinyjit.c libsbx-jit/jit.c include/sbx/jit.h lib/jit/jitdump-format.h
+	$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -fPIE -pie -Iinclude -Ilib -o $@ \
+		tests/workloads/tinyjit.c libsbx-jit/jit.c -lpthread
 
 tests/workloads/%: tests/workloads/%.c
 	$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -fPIE -pie -o $@ $< -lpthread

@@ -15,6 +15,7 @@
 #include "util/hashmap.h"
 #include "util/input.h"
 
+#define PREFIX ((uint32_t)sizeof(struct jitdump_prefix))	/* every record begins with one */
 /* the most warnings kept per dump; more are counted in the last one */
 #define MAX_WARNINGS 20
 
@@ -288,8 +289,8 @@ static int parse_debug(struct parser *ps, struct cursor *c, size_t off)
 
 	if (cur_u64(c, &code_addr, ps->swap) || cur_u64(c, &nr, ps->swap))
 		return warn(ps, "%s: DEBUG_INFO at offset %zu is truncated", d->path, off) ?: 1;
-	/* each entry takes at least 17 bytes */
-	if (nr > (uint64_t)(c->end - c->p) / 17)
+	/* each entry takes at least its fixed part and a NUL */
+	if (nr > (uint64_t)(c->end - c->p) / (sizeof(struct jitdump_debug_entry) + 1))
 		return warn(ps, "%s: DEBUG_INFO at offset %zu: %" PRIu64 " entries do not fit "
 			    "in the record", d->path, off, nr) ?: 1;
 	lines = calloc(nr ? nr : 1, sizeof(*lines));
@@ -478,14 +479,14 @@ static int parse_owned(uint8_t *buf, size_t len, const char *name, struct jitdum
 				 "(still being written?)", name, off) ?: 1;
 			break;
 		}
-		if (size < 16 || size - 16 > (size_t)(c.end - c.p)) {
+		if (size < PREFIX || size - PREFIX > (size_t)(c.end - c.p)) {
 			r = warn(&ps, "%s: record at offset %zu has size %u, %s", name, off, size,
-				 size < 16 ? "below its prefix" :
+				 size < PREFIX ? "below its prefix" :
 				 "past the end of the dump (truncated?)") ?: 1;
 			break;
 		}
-		body = (struct cursor){ c.p, c.p + size - 16 };
-		c.p += size - 16;
+		body = (struct cursor){ c.p, c.p + size - PREFIX };
+		c.p += size - PREFIX;
 		switch (id) {
 		case JIT_CODE_LOAD:
 			r = parse_load(&ps, &body, time, off);

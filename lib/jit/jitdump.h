@@ -29,20 +29,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define JITDUMP_MAGIC		0x4A695444u
-#define JITDUMP_MAGIC_SWAPPED	0x4454694Au
-#define JITDUMP_HEADER_SIZE	40
+#include "jit/jitdump-format.h"
+
+#define JITDUMP_HEADER_SIZE	((unsigned)sizeof(struct jitdump_header))
 /* the largest dump read (a long V8 run with lines writes hundreds of MB) */
 #define JITDUMP_MAX_SIZE	(2ull << 30)
-#define JITDUMP_FLAGS_ARCH_TIMESTAMP	1ull
-
-enum jitdump_record_id {
-	JIT_CODE_LOAD = 0,
-	JIT_CODE_MOVE = 1,
-	JIT_CODE_DEBUG_INFO = 2,
-	JIT_CODE_CLOSE = 3,
-	JIT_CODE_UNWINDING_INFO = 4,
-};
 
 /* One line-table entry: the instruction at addr (absolute) is file:line (column). */
 struct jitdump_line {

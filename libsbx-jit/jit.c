@@ -31,9 +31,7 @@
 #include <unistd.h>
 
 #include "sbx/jit.h"
-
-#define JIT_MAGIC	0x4A695444
-#define JIT_VERSION	1
+#include "jit/jitdump-format.h"
 
 #if defined(__x86_64__)
 #define JIT_ELF_MACH	62	/* EM_X86_64 */
@@ -58,83 +56,6 @@
 #else
 #define JIT_ELF_MACH	0
 #endif
-
-enum jit_record_id {
-	JIT_CODE_LOAD = 0,
-	JIT_CODE_MOVE = 1,
-	JIT_CODE_DEBUG_INFO = 2,
-	JIT_CODE_CLOSE = 3,
-	JIT_CODE_UNWINDING_INFO = 4,
-};
-
-struct jit_header {
-	uint32_t magic;
-	uint32_t version;
-	uint32_t total_size;
-	uint32_t elf_mach;
-	uint32_t pad1;
-	uint32_t pid;
-	uint64_t timestamp;
-	uint64_t flags;
-};
-
-struct jit_prefix {
-	uint32_t id;
-	uint32_t total_size;
-	uint64_t timestamp;
-};
-
-struct jit_code_load {
-	struct jit_prefix p;
-	uint32_t pid;
-	uint32_t tid;
-	uint64_t vma;
-	uint64_t code_addr;
-	uint64_t code_size;
-	uint64_t code_index;
-	/* then the name, NUL-terminated, and the code bytes */
-};
-
-struct jit_code_move {
-	struct jit_prefix p;
-	uint32_t pid;
-	uint32_t tid;
-	uint64_t vma;
-	uint64_t old_code_addr;
-	uint64_t new_code_addr;
-	uint64_t code_size;
-	uint64_t code_index;
-};
-
-struct jit_debug_info {
-	struct jit_prefix p;
-	uint64_t code_addr;
-	uint64_t nr_entry;
-	/* then nr_entry entries, each a jit_debug_entry and a file name */
-};
-
-struct jit_debug_entry {
-	uint64_t addr;
-	int32_t lineno;
-	int32_t discrim;
-	/* then the file name, NUL-terminated */
-};
-
-struct jit_unwinding_info {
-	struct jit_prefix p;
-	uint64_t unwinding_size;
-	uint64_t eh_frame_hdr_size;
-	uint64_t mapped_size;
-	/* then .eh_frame, .eh_frame_hdr, padding to 8 */
-};
-
-_Static_assert(sizeof(struct jit_header) == 40, "jitdump header layout");
-_Static_assert(sizeof(struct jit_prefix) == 16, "jitdump prefix layout");
-_Static_assert(sizeof(struct jit_code_load) == 56, "jitdump CODE_LOAD layout");
-_Static_assert(sizeof(struct jit_code_move) == 64, "jitdump CODE_MOVE layout");
-_Static_assert(sizeof(struct jit_debug_info) == 32, "jitdump DEBUG_INFO layout");
-_Static_assert(sizeof(struct jit_debug_entry) == 16, "jitdump debug entry layout");
-_Static_assert(sizeof(struct jit_unwinding_info) == 40, "jitdump UNWINDING_INFO layout");
 
 #define JIT_ALIGN8(x)	(((x) + 7) & ~(uint64_t)7)
 
@@ -286,7 +207,7 @@ static int jit_release_file(struct sbx_jit *j)
  */
 static int jit_start(struct sbx_jit *j, pid_t pid)
 {
-	struct jit_header h;
+	struct jitdump_header h;
 	long page;
 	void *m;
 	int fd, n, err;
@@ -304,8 +225,8 @@ static int jit_start(struct sbx_jit *j, pid_t pid)
 	}
 
 	memset(&h, 0, sizeof(h));
-	h.magic = JIT_MAGIC;
-	h.version = JIT_VERSION;
+	h.magic = JITDUMP_MAGIC;
+	h.version = JITDUMP_VERSION;
 	h.total_size = sizeof(h);
 	h.elf_mach = JIT_ELF_MACH;
 	h.pid = (uint32_t)pid;
@@ -550,7 +471,7 @@ const char *sbx_jit_path(const struct sbx_jit *cj)
  */
 static int jit_debug_record(const struct sbx_jit_code *c, char **out, size_t *len)
 {
-	struct jit_debug_info di;
+	struct jitdump_debug_info di;
 	uint64_t total = sizeof(di);
 	size_t i, off;
 	char *buf;
@@ -558,7 +479,7 @@ static int jit_debug_record(const struct sbx_jit_code *c, char **out, size_t *le
 	for (i = 0; i < c->nr_lines; i++) {
 		if (!c->lines[i].file)
 			return -EINVAL;
-		total += sizeof(struct jit_debug_entry) + strlen(c->lines[i].file) + 1;
+		total += sizeof(struct jitdump_debug_entry) + strlen(c->lines[i].file) + 1;
 		if (total > UINT32_MAX)
 			return -E2BIG;
 	}
@@ -578,7 +499,7 @@ static int jit_debug_record(const struct sbx_jit_code *c, char **out, size_t *le
 	off = sizeof(di);
 	for (i = 0; i < c->nr_lines; i++) {
 		const struct sbx_jit_line *l = &c->lines[i];
-		struct jit_debug_entry e = {
+		struct jitdump_debug_entry e = {
 			.addr = l->addr,
 			.lineno = (int32_t)l->line,
 			.discrim = (int32_t)l->column,
@@ -598,8 +519,8 @@ static int jit_debug_record(const struct sbx_jit_code *c, char **out, size_t *le
 int sbx_jit_load(struct sbx_jit *j, const struct sbx_jit_code *c, uint64_t *code_index)
 {
 	static const char zeros[8];
-	struct jit_unwinding_info ui;
-	struct jit_code_load cl;
+	struct jitdump_unwinding_info ui;
+	struct jitdump_code_load cl;
 	struct iovec iov[8];
 	char *dbg = NULL;
 	size_t dbg_len = 0, name_len, pad = 0;
@@ -641,7 +562,7 @@ int sbx_jit_load(struct sbx_jit *j, const struct sbx_jit_code *c, uint64_t *code
 	ts = jit_now();
 
 	if (dbg) {
-		struct jit_prefix *p = (struct jit_prefix *)(void *)dbg;
+		struct jitdump_prefix *p = (struct jitdump_prefix *)(void *)dbg;
 
 		p->timestamp = ts;
 		iov[cnt++] = (struct iovec){ .iov_base = dbg, .iov_len = dbg_len };
@@ -703,7 +624,7 @@ int sbx_jit_load_simple(struct sbx_jit *j, const char *name, const void *addr, s
 int sbx_jit_move(struct sbx_jit *j, uint64_t code_index, const void *old_addr,
 		 const void *new_addr, size_t size)
 {
-	struct jit_code_move m;
+	struct jitdump_code_move m;
 	struct iovec iov;
 	int err;
 
@@ -737,7 +658,7 @@ out:
 
 int sbx_jit_close(struct sbx_jit *j)
 {
-	struct jit_prefix p;
+	struct jitdump_prefix p;
 	struct iovec iov;
 	int err = 0, err2;
 
