@@ -26,7 +26,7 @@ ifneq ($(CI)$(WERROR),)
 WARNINGS += -Werror
 endif
 ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(CFLAGS) -D_GNU_SOURCE -Ilib $(PKG_CFLAGS) -MMD -MP
-# -lstdc++ for __cxa_demangle, the C++ demangler behind lib/symbols-demangle.c
+# -lstdc++ for __cxa_demangle, the C++ demangler behind lib/symbol/demangle.c
 LDLIBS := $(PKG_LIBS) -lpfm -lpthread -lm -lstdc++
 
 # SANITIZE=1: AddressSanitizer + UndefinedBehaviorSanitizer, in a build folder of its own

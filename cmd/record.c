@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * sbx record: sample a command (or -p PID, or -a) into a perf.data that
- * perf report reads too. The engine is lib/record.c; the file is written by
- * the perf-data writer; this file only glues them and speaks.
+ * perf report reads too. The engine is lib/measure/record.c; the file is
+ * written by the perf-data writer (lib/perf/); this file only glues them and
+ * speaks.
  */
 #include <errno.h>
 #include <limits.h>

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * sbx run: assemble snippets and measure each in a supervised child. The
- * work is in lib/snippet.c (annotations, assembler) and lib/measure.c (the
- * child, the counters); this file parses options and prints.
+ * work is in lib/measure/: snippet.c (annotations, assembler), exegesis.c
+ * (llvm-exegesis's YAML), measure.c (the child, the counters) and figure.c
+ * (readings to figures); this file parses options and prints.
  */
 #include <errno.h>
 #include <json-c/json.h>
