@@ -21,6 +21,12 @@
 #   SBX_B      a second sbx (another commit's): its profile of the same
 #              recordings makes the build sample-b, timed alongside, and a
 #              second table compares the two
+#   ORACLE=1   with clang, also the build oracle: sbx's profile with every
+#              line's count replaced by the exact number of times it ran
+#              (a coverage build's, by scripts/bench/pgo-oracle.py), the
+#              profile a perfect sampler would write; its table shows what
+#              sample PGO does with right counts, so the distance from it to
+#              sample is what the samples lack
 #
 # Builds of each program with each compiler, all -O2 -g -gline-tables-only
 # -fdebug-info-for-profiling (gcc: -O2 -g), in build/bench/pgo-suite/PROGRAM-COMPILER/:
@@ -70,11 +76,15 @@ tools() {
 	clang-14)
 		cc=$(command -v clang-14 || true)
 		profdata=$(command -v llvm-profdata-14 || true)
+		llvmcov=$(command -v llvm-cov-14 || true)
+		dwarfdump=$(command -v llvm-dwarfdump-14 || true)
 		;;
 	clang-19)
 		bin=$(llvm-config-19 --bindir 2>/dev/null || true)
 		cc=${bin:+$bin/clang}
 		profdata=${bin:+$bin/llvm-profdata}
+		llvmcov=${bin:+$bin/llvm-cov}
+		dwarfdump=${bin:+$bin/llvm-dwarfdump}
 		;;
 	gcc-12)
 		cc=$(command -v gcc-12 || true)
@@ -84,6 +94,11 @@ tools() {
 	esac
 	[ -x "$cc" ] || die "$1 is not installed (apt-get install $1 libclang-rt-${1#clang-}-dev)"
 	[ -x "$profdata" ] || die "the llvm-profdata of $1 is not installed"
+	if [ "${ORACLE:-0}" = 1 ] && [ "$1" != gcc-12 ]; then
+		if [ ! -x "$llvmcov" ] || [ ! -x "$dwarfdump" ]; then
+			die "ORACLE=1 needs the llvm-cov and llvm-dwarfdump of $1"
+		fi
+	fi
 }
 
 for c in $COMPILERS; do tools "$c"; done
@@ -170,6 +185,20 @@ for p in $PROGRAMS; do
 			"$profdata" merge -o "$dir/instr.profdata" "$dir"/instr-*.profraw
 			build instr -fprofile-instr-use="$dir/instr.profdata"
 		fi
+		if [ "${ORACLE:-0}" = 1 ] && [ "$c" != gcc-12 ]; then
+			build cov -fprofile-instr-generate -fcoverage-mapping
+			rm -f "$dir"/cov-*.profraw
+			LLVM_PROFILE_FILE="$dir/cov-%p.profraw" "$dir/cov" >"$dir/cov.out"
+			same "$dir/cov.out"
+			"$profdata" merge -o "$dir/cov.profdata" "$dir"/cov-*.profraw
+			"$llvmcov" export -format=text -instr-profile="$dir/cov.profdata" "$dir/cov" \
+				>"$dir/cov.json"
+			"$dwarfdump" --debug-info "$dir/base" >"$dir/base.dwarf"
+			python3 scripts/bench/pgo-oracle.py "$dir/$p.prof" "$dir/cov.json" \
+				"$dir/base.dwarf" >"$dir/oracle.prof"
+			build oracle "$use$dir/oracle.prof"
+			entries="$entries $p-$c/oracle"
+		fi
 		cp "$dir/base" "$dir/base-again"
 		entries="$entries $p-$c/base $p-$c/sample $p-$c/instr $p-$c/base-again"
 	done
@@ -192,17 +221,17 @@ for ((r = 0; r < RUNS; r++)); do
 	done
 done
 
-# table [VARIANT]: the targets, for the sample build (or sample-b)
+# table [VARIANT [COMPILERS]]: the targets, for the sample build (or sample-b, oracle)
 table() {
 for p in $PROGRAMS; do
-	for c in $COMPILERS; do
+	for c in ${2:-$COMPILERS}; do
 		echo "$p $c ${best[$p-$c/base]} ${best[$p-$c/${1:-sample}]} ${best[$p-$c/instr]}" \
 			"${best[$p-$c/base-again]}"
 	done
 done | awk -v name="${1:-sample}" '
 BEGIN {
 	print "| program | compiler | base s | " name " s | instr s | base-again s " \
-		"| sample vs better | instr gain | sbx recovers | targets |"
+		"| " name " vs better | instr gain | " name " recovers | targets |"
 	print "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
 }
 {
@@ -241,6 +270,14 @@ END {
 }'
 }
 table
+clangs=
+for c in $COMPILERS; do [ "$c" = gcc-12 ] || clangs="$clangs $c"; done
+if [ "${ORACLE:-0}" = 1 ] && [ -n "$clangs" ]; then
+	echo
+	echo "With exact counts (ORACLE=1: sbx's profiles, each line's count the number of times it ran):"
+	echo
+	table oracle "$clangs"
+fi
 if [ -n "${SBX_B:-}" ]; then
 	echo
 	echo "With SBX_B ($SBX_B), from the same recordings:"
