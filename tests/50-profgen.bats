@@ -837,3 +837,32 @@ afdo_counts() {
 	[[ $stderr != *'has no DWARF'* ]]
 	[ ! -e p.prof ]
 }
+
+@test "bench: pgo-oracle.py gives each line of a profile the number of times it ran, and adds the lines the samples missed" {
+	command -v clang-14 >/dev/null || skip "clang 14 is not installed"
+	cat > o.c <<-'C'
+	int work(int n)
+	{
+		int s = 0;
+		for (int i = 0; i < n; i++)
+			s += i * 7;
+		return s;
+	}
+	int main(void) { return work(1000) == 3496500 ? 0 : 1; }
+	C
+	clang-14 -O0 -g -gline-tables-only -fdebug-info-for-profiling -o o o.c
+	clang-14 -O0 -g -fprofile-instr-generate -fcoverage-mapping -o ocov o.c
+	LLVM_PROFILE_FILE=o.profraw ./ocov
+	"$PROFDATA14" merge -o o.profdata o.profraw
+	"$(dirname "$PROFDATA14")/llvm-cov" export -format=text -instr-profile=o.profdata ./ocov > o.json
+	"$(dirname "$PROFDATA14")/llvm-dwarfdump" --debug-info o > o.dwarf
+	# a profile whose samples saw only the loop body, with made-up counts
+	printf 'work:20:3\n 4: 10\n' > o.prof
+	run -0 python3 "$BATS_TEST_DIRNAME/../scripts/bench/pgo-oracle.py" o.prof o.json o.dwarf
+	# work runs once; its loop line 1001 times (its exit test too), the body 1000 times
+	assert_line --index 0 --regexp '^work:[0-9]+:1$'
+	assert_line ' 3: 1001'
+	assert_line ' 4: 1000'
+	assert_line ' 5: 1'
+	refute_line ' 4: 10'
+}
