@@ -211,17 +211,39 @@ double figure_uncertainty(const struct readings *rd, const struct measure_result
 /*
  * A child whose adds took more ticks per cycle than the lowest ratio of
  * the run ran on a slower or a shared core. A slower clock the
- * calibration corrects for; a core shared with another thread (an SMT
- * sibling, a VM's neighbour) it does not, for that thread slows the
- * snippet and the adds apart.
+ * calibration corrects for, and the two calibrations agree; a core shared
+ * with another thread (an SMT sibling, a VM's neighbour) it does not, for
+ * that thread slows the snippet, the adds and the multiplies apart: where
+ * the calibrations disagree by more than their noise (FIGURE_CROSS_AGREE),
+ * the snippet was seen slowed by 2-3 times their disagreement, and the
+ * excess over lo bounds it.
  */
 struct measure_result figure_against_reference(struct measure_result t, double lo)
 {
 	double *u = &t.values[0].uncertainty;
 
-	if (lo > 0 && t.tsc_per_cycle > lo && !isnan(*u)) {
+	if (lo > 0 && t.tsc_per_cycle > lo && !isnan(*u) && !(fabs(t.cross) <= FIGURE_CROSS_AGREE)) {
 		*u = fmax(*u, 1.5 * (t.tsc_per_cycle / lo - 1));
 		t.unsteady = *u > MEASURE_STEADY;
 	}
 	return t;
+}
+
+struct measure_result figure_against_attempts(struct measure_result kept,
+					      const struct measure_result *att, int n)
+{
+	double v = kept.values[0].value, *u = &kept.values[0].uncertainty;
+
+	if (!(v > 0) || isnan(*u))
+		return kept;
+	for (int j = 0; j < n; j++) {
+		double w = att[j].values[0].value;
+
+		if (att[j].error[0] || att[j].exited || !(w > 0) ||
+		    !(att[j].values[0].uncertainty <= MEASURE_STEADY))
+			continue;
+		*u = fmax(*u, fabs(w - v) / v);
+	}
+	kept.unsteady = *u > MEASURE_STEADY;
+	return kept;
 }

@@ -78,10 +78,28 @@ double figure_uncertainty(const struct readings *rd, const struct measure_result
 			  double *scratch);
 
 /*
+ * How far apart the two calibrations read on a steady core: 0.0002-0.0020
+ * on an AMD EPYC (Zen 5) guest whose clock stepped by 7% during a sweep.
+ */
+#define FIGURE_CROSS_AGREE 0.0025
+
+/*
  * An attempt's figure against lo, the lowest TSC ratio seen on this run:
- * its uncertainty at least half as much again as its ratio is above lo,
- * and unsteady when that is above MEASURE_STEADY.
+ * where its calibrations disagree by more than FIGURE_CROSS_AGREE (a
+ * shared core, not a slower clock), its uncertainty at least half as much
+ * again as its ratio is above lo, and unsteady when that is above
+ * MEASURE_STEADY.
  */
 struct measure_result figure_against_reference(struct measure_result t, double lo);
+
+/*
+ * The kept attempt against the n attempts of its snippet (itself among
+ * them): where another one was steady (its uncertainty within
+ * MEASURE_STEADY) and its figure lies outside the kept one's interval, one
+ * of the two is wrong, and the kept one's interval is widened to reach it,
+ * which flags it unsteady when that is above MEASURE_STEADY.
+ */
+struct measure_result figure_against_attempts(struct measure_result kept,
+					      const struct measure_result *att, int n);
 
 #endif

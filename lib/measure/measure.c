@@ -1232,8 +1232,14 @@ static int measure_checked(const struct snippet *s, const struct measure_opts *o
 			break;
 		}
 	}
-	if (n == 1 && (err < 0 || att[0].error[0] || att[0].exited))
+	if (n == 1 && (err < 0 || att[0].error[0] || att[0].exited)) {
 		best = att[0];
+	} else {
+		/* each attempt as it was judged: against the lowest ratio of the run */
+		for (int j = 0; check && j < n; j++)
+			att[j] = figure_against_reference(att[j], lo);
+		best = figure_against_attempts(best, att, n);
+	}
 	*r = best;
 	r->retries = done > 1 ? done - 1 : 0;
 	if (check && !err && !r->error[0] && (*ref <= 0 || r->tsc_per_cycle < *ref))

@@ -100,9 +100,10 @@ static void test_calibrations_disagree(void)
 
 /*
  * Another process on the other CPU: the attempt's ratio is 2.8% above the
- * run's lowest, its repeats agree, and it reads 4.07. Against the run's
- * reference its interval reaches 4 and it is unsteady (measured again);
- * against its own ratio, or a reference above it, nothing changes.
+ * run's lowest, its repeats agree, its calibrations disagree by 0.6%, and
+ * it reads 4.07. Against the run's reference its interval reaches 4 and it
+ * is unsteady (measured again); against its own ratio, or a reference
+ * above it, nothing changes.
  */
 static void test_slow_core_against_reference(void)
 {
@@ -128,10 +129,47 @@ static void test_slow_core_against_reference(void)
 	CHECK(fabs(steady.r.cross) < 0.002);
 	t = figure_against_reference(steady.r, steady.r.tsc_per_cycle);
 	CHECK(!t.unsteady);
+	/*
+	 * a clock that ran 5% faster earlier in the run (a sweep saw its ratio
+	 * step between 0.554 and 0.601, every figure right): the calibrations
+	 * agree, so the calibration corrected it and nothing is widened
+	 */
+	t = figure_against_reference(steady.r, steady.r.tsc_per_cycle / 1.05);
+	CHECK(t.values[0].uncertainty == steady.r.values[0].uncertainty && !t.unsteady);
 	/* an unknown uncertainty (too few repeats) stays unknown */
 	t = steady.r;
 	t.values[0].uncertainty = NAN;
 	CHECK(isnan(figure_against_reference(t, 0.5).values[0].uncertainty));
+}
+
+/*
+ * The two attempts of one snippet in that run: the kept one's interval
+ * reaches every other steady attempt's figure. Judged against the run's
+ * reference first, as measure_checked() does, the slow-core attempt is
+ * unsteady and leaves the steady one alone; kept itself, it is widened to
+ * reach the steady one's 4.0014.
+ */
+static void test_attempts_agree(void)
+{
+	static struct attempt slow, steady;
+	struct measure_result att[2], t;
+
+	CHECK(load("load-slow-core.txt", &slow));
+	CHECK(load("load-steady.txt", &steady));
+	att[0] = slow.r;
+	att[1] = steady.r;
+	t = figure_against_attempts(slow.r, att, 2);
+	CHECK(t.unsteady && holds(&t, steady.r.values[0].value + 1e-9));
+	CHECK(fabs(t.values[0].uncertainty -
+		   fabs(steady.r.values[0].value - slow.r.values[0].value) / slow.r.values[0].value) <
+	      1e-12);
+	att[0] = figure_against_reference(slow.r, steady.r.tsc_per_cycle);
+	t = figure_against_attempts(steady.r, att, 2);
+	CHECK(!t.unsteady && t.values[0].uncertainty == steady.r.values[0].uncertainty);
+	/* a failed attempt, or one with no figure, says nothing */
+	att[1].error[0] = 'x';
+	t = figure_against_attempts(slow.r, att + 1, 1);
+	CHECK(t.values[0].uncertainty == slow.r.values[0].uncertainty);
 }
 
 /* Multiplies that read no whole number of cycles: the figure cannot be trusted */
@@ -154,6 +192,7 @@ static void test_no_sane_multiplies(void)
 static const struct unit_test tests[] = {
 	TEST(test_calibrations_disagree),
 	TEST(test_slow_core_against_reference),
+	TEST(test_attempts_agree),
 	TEST(test_no_sane_multiplies),
 	{ 0 },
 };
