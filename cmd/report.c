@@ -16,6 +16,7 @@
 #include "util/error.h"
 #include "perf/header-info.h"
 #include "perf/perf-data.h"
+#include "perf/record-type.h"
 #include "perf/records.h"
 #include "perf/session.h"
 #include "profile/callgraph.h"

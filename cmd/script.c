@@ -18,6 +18,7 @@
 #include "util/error.h"
 #include "perf/header-info.h"
 #include "perf/perf-data.h"
+#include "perf/record-type.h"
 #include "perf/records.h"
 #include "perf/session.h"
 #include "perf/stat.h"

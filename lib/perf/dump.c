@@ -17,6 +17,7 @@
 
 #include "perf/cursor.h"
 #include "perf/dump.h"
+#include "perf/record-type.h"
 #include "perf/records.h"
 #include "util/error.h"
 #include "util/hashmap.h"

@@ -26,6 +26,7 @@
 #include "util/error.h"
 #include "perf/cursor.h"
 #include "perf/perf-data.h"
+#include "perf/record-type.h"
 #include "perf/sample.h"
 
 struct perf_data {
@@ -325,21 +326,38 @@ size_t perf_data_attr_index(const struct perf_data *d, const struct perf_data_at
 
 /* ------------------------------------------------------- record swap */
 
+/* The fixed part of a record's body (record-type.c); 0 for an unknown type */
 static size_t body_fixed(uint32_t type)
 {
-	switch (type) {
-	case PERF_RECORD_MMAP: return 8 + 24;
-	case PERF_RECORD_LOST: return 16;
-	case PERF_RECORD_COMM: return 8;
-	case PERF_RECORD_EXIT: case PERF_RECORD_FORK: return 24;
-	case PERF_RECORD_THROTTLE: case PERF_RECORD_UNTHROTTLE: return 24;
-	case PERF_RECORD_MMAP2: return 64;
-	case PERF_RECORD_AUX: return 24;
-	case PERF_RECORD_ITRACE_START: return 8;
-	case PERF_RECORD_LOST_SAMPLES: return 8;
-	case PERF_RECORD_SWITCH: return 0;
-	case PERF_RECORD_SWITCH_CPU_WIDE: return 8;
-	default: return 0;
+	const struct perf_record_type *t = perf_record_type(type);
+
+	return t ? t->fixed : 0;
+}
+
+/*
+ * Swap the fixed part at b by its words ('i' u32, 'l' u64); an MMAP2 with
+ * a build-id holds it where the inode's words are (bytes 32 to 55).
+ */
+static void swap_fixed(uint8_t *b, const struct perf_event_header *h)
+{
+	const struct perf_record_type *t = perf_record_type(h->type);
+	size_t off = 0;
+
+	if (!t || !t->words)
+		return;
+	for (const char *w = t->words; *w; w++) {
+		bool keep = h->type == PERF_RECORD_MMAP2 && (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
+			    off >= 32 && off < 56;
+
+		if (*w == 'i') {
+			if (!keep)
+				swap_u32s(b + off, 1);
+			off += 4;
+		} else {
+			if (!keep)
+				swap_u64s(b + off, 1);
+			off += 8;
+		}
 	}
 }
 
@@ -403,34 +421,7 @@ static int swap_record(struct perf_data *d, uint8_t *rec)
 	/* the fixed part of known kernel records */
 	if (len < body_fixed(h->type))
 		return -1;
-	switch (h->type) {
-	case PERF_RECORD_MMAP:
-		swap_u32s(b, 2);
-		swap_u64s(b + 8, 3);
-		break;
-	case PERF_RECORD_MMAP2:
-		swap_u32s(b, 2);
-		swap_u64s(b + 8, 3);
-		if (!(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
-			swap_u32s(b + 32, 2);
-			swap_u64s(b + 40, 2);
-		}
-		swap_u32s(b + 56, 2);
-		break;
-	case PERF_RECORD_COMM:
-	case PERF_RECORD_ITRACE_START:
-	case PERF_RECORD_SWITCH_CPU_WIDE:
-		swap_u32s(b, 2);
-		break;
-	case PERF_RECORD_EXIT:
-	case PERF_RECORD_FORK:
-		swap_u32s(b, 4);
-		swap_u64s(b + 16, 1);
-		break;
-	default:
-		swap_u64s(b, body_fixed(h->type) / 8);
-		break;
-	}
+	swap_fixed(b, h);
 	if (!d->nr_attrs || !d->attrs[0].attr.sample_id_all)
 		return 0;
 	a = &d->attrs[0];
@@ -1510,35 +1501,4 @@ int perf_data_next(struct perf_data *d, const struct perf_event_header **out)
 		if (ret != 2)
 			return ret;
 	}
-}
-
-const char *perf_record_type_name(uint32_t type)
-{
-	static const char *const kernel[] = {
-		[PERF_RECORD_MMAP] = "MMAP", [PERF_RECORD_LOST] = "LOST",
-		[PERF_RECORD_COMM] = "COMM", [PERF_RECORD_EXIT] = "EXIT",
-		[PERF_RECORD_THROTTLE] = "THROTTLE", [PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE",
-		[PERF_RECORD_FORK] = "FORK", [PERF_RECORD_READ] = "READ",
-		[PERF_RECORD_SAMPLE] = "SAMPLE", [PERF_RECORD_MMAP2] = "MMAP2",
-		[PERF_RECORD_AUX] = "AUX", [PERF_RECORD_ITRACE_START] = "ITRACE_START",
-		[PERF_RECORD_LOST_SAMPLES] = "LOST_SAMPLES", [PERF_RECORD_SWITCH] = "SWITCH",
-		[PERF_RECORD_SWITCH_CPU_WIDE] = "SWITCH_CPU_WIDE",
-		[PERF_RECORD_NAMESPACES] = "NAMESPACES", [PERF_RECORD_KSYMBOL] = "KSYMBOL",
-		[PERF_RECORD_BPF_EVENT] = "BPF_EVENT", [PERF_RECORD_CGROUP] = "CGROUP",
-		[PERF_RECORD_TEXT_POKE] = "TEXT_POKE", [21] = "AUX_OUTPUT_HW_ID",
-	};
-	static const char *const user[] = {
-		"HEADER_ATTR", "HEADER_EVENT_TYPE", "HEADER_TRACING_DATA", "HEADER_BUILD_ID",
-		"FINISHED_ROUND", "ID_INDEX", "AUXTRACE_INFO", "AUXTRACE", "AUXTRACE_ERROR",
-		"THREAD_MAP", "CPU_MAP", "STAT_CONFIG", "STAT", "STAT_ROUND", "EVENT_UPDATE",
-		"TIME_CONV", "HEADER_FEATURE", "COMPRESSED", "FINISHED_INIT", "COMPRESSED2",
-		"BPF_METADATA",
-	};
-
-	if (type < sizeof(kernel) / sizeof(*kernel))
-		return kernel[type];
-	if (type >= PERF_RECORD_USER_TYPE_START &&
-	    type - PERF_RECORD_USER_TYPE_START < sizeof(user) / sizeof(*user))
-		return user[type - PERF_RECORD_USER_TYPE_START];
-	return NULL;
 }

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
+#include "perf/record-type.h"
 #include "perf/sample.h"
 
 /* "PERFILE2" read as a little-endian u64 */
@@ -76,33 +77,6 @@ enum perf_header_feature {
 	HEADER_PMU_CAPS,
 	HEADER_LAST_FEATURE,
 	HEADER_FEAT_BITS = 256,
-};
-
-/* Record types written by the perf tool, not the kernel (perf/event.h). */
-enum perf_user_event_type {
-	PERF_RECORD_USER_TYPE_START = 64,
-	PERF_RECORD_HEADER_ATTR = 64,		/* attr + u64 ids[], pipe mode */
-	PERF_RECORD_HEADER_EVENT_TYPE = 65,	/* deprecated */
-	PERF_RECORD_HEADER_TRACING_DATA = 66,	/* u32 size; data follows the record */
-	PERF_RECORD_HEADER_BUILD_ID = 67,	/* struct perf_record_build_id */
-	PERF_RECORD_FINISHED_ROUND = 68,	/* header only */
-	PERF_RECORD_ID_INDEX = 69,
-	PERF_RECORD_AUXTRACE_INFO = 70,
-	PERF_RECORD_AUXTRACE = 71,
-	PERF_RECORD_AUXTRACE_ERROR = 72,
-	PERF_RECORD_THREAD_MAP = 73,
-	PERF_RECORD_CPU_MAP = 74,
-	PERF_RECORD_STAT_CONFIG = 75,
-	PERF_RECORD_STAT = 76,
-	PERF_RECORD_STAT_ROUND = 77,
-	PERF_RECORD_EVENT_UPDATE = 78,		/* u64 type, id; payload */
-	PERF_RECORD_TIME_CONV = 79,
-	PERF_RECORD_HEADER_FEATURE = 80,	/* u64 feat_id; feature payload */
-	PERF_RECORD_COMPRESSED = 81,
-	PERF_RECORD_FINISHED_INIT = 82,
-	PERF_RECORD_COMPRESSED2 = 83,
-	PERF_RECORD_BPF_METADATA = 84,
-	PERF_RECORD_HEADER_MAX
 };
 
 /* PERF_RECORD_EVENT_UPDATE types */
@@ -290,8 +264,5 @@ char *perf_data_feature_string(const struct perf_data *d, int feat);
 
 /* The tracing data (HEADER_TRACING_DATA feature or record), or NULL with *len 0. */
 const void *perf_data_tracing_data(const struct perf_data *d, size_t *len);
-
-/* The name of a record type ("SAMPLE", "MMAP2", "FINISHED_ROUND"), or NULL. */
-const char *perf_record_type_name(uint32_t type);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "perf/cursor.h"
 #include "perf/perf-data.h"
+#include "perf/record-type.h"
 #include "perf/records.h"
 #include "util/error.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "perf/cursor.h"
-#include "perf/perf-data.h"
+#include "perf/record-type.h"
 #include "perf/sample.h"
 #include "util/error.h"
 
