@@ -19,6 +19,7 @@
 #include "util/error.h"
 #include "perf/perf-data.h"
 #include "perf/perf-data-write.h"
+#include "perf/records.h"
 #include "perf/session.h"
 
 /* ------------------------------------------------------ fixture builder */
@@ -304,6 +305,115 @@ static void check_fixture(struct perf_data *d)
 		CHECK_EQ_INT(types[base + 2], PERF_RECORD_SAMPLE);
 		CHECK_EQ_INT(types[base + 3], 200);
 		CHECK_EQ_INT(types[base + 4], PERF_RECORD_FINISHED_ROUND);
+	}
+}
+
+/*
+ * Every kernel record with a fixed part (record-type.c's words), in both
+ * byte orders: each field read back as written. An MMAP2 with a build-id
+ * keeps its bytes where the inode's words would be swapped.
+ */
+static void put_fixed_records(struct buf *b)
+{
+	static const uint8_t id[20] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa,
+					0xbb, 0xcc, 0xdd, 0xee, 0xf0, 1, 2, 3, 4, 5 };
+	size_t at;
+
+	at = begin_rec(b, PERF_RECORD_FORK, 0);
+	put_u32(b, 7), put_u32(b, 6), put_u32(b, 8), put_u32(b, 9), put_u64(b, 0x123456789a);
+	put_trailer(b, 7, 40);
+	end_rec(b, at);
+	at = begin_rec(b, PERF_RECORD_LOST, 0);
+	put_u64(b, 0x1000000002), put_u64(b, 0x300000004);
+	put_trailer(b, 7, 41);
+	end_rec(b, at);
+	at = begin_rec(b, PERF_RECORD_THROTTLE, 0);
+	put_u64(b, 0x5000000006), put_u64(b, 7), put_u64(b, 0x800000009);
+	put_trailer(b, 7, 42);
+	end_rec(b, at);
+	at = begin_rec(b, PERF_RECORD_SWITCH_CPU_WIDE, PERF_RECORD_MISC_SWITCH_OUT);
+	put_u32(b, 0x10001), put_u32(b, 0x20002);
+	put_trailer(b, 7, 43);
+	end_rec(b, at);
+	at = begin_rec(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+	put_u32(b, 7), put_u32(b, 7), put_u64(b, 0x7f0000001000), put_u64(b, 0x2000), put_u64(b, 0x3000);
+	put(b, (const uint8_t[]){ 20, 0, 0, 0 }, 4);
+	put(b, id, 20);
+	put_u32(b, 5), put_u32(b, 2);
+	put_str8(b, "/lib/x.so");
+	put_trailer(b, 7, 44);
+	end_rec(b, at);
+}
+
+static void test_fixed_parts_both_orders(void)
+{
+	for (int be = 0; be < 2; be++) {
+		struct buf b = { .be = be };
+		size_t attrs, data, n = 0;
+		const struct perf_event_header *h;
+		struct perf_data *d;
+		struct perf_rec_task t;
+		struct perf_rec_lost l;
+		struct perf_rec_throttle th;
+		struct perf_rec_switch sw;
+		struct perf_rec_mmap m;
+
+		put_u64(&b, PERF_MAGIC);
+		put_u64(&b, 104);
+		put_u64(&b, 128 + 16);
+		put_zeros(&b, 104 - 24);
+		attrs = b.len;
+		put_attr(&b, SAMPLE_TYPE);
+		put_u64(&b, 0);
+		put_u64(&b, 0);
+		data = b.len;
+		put_fixed_records(&b);
+		set_u64(&b, 24, attrs);
+		set_u64(&b, 32, 128 + 16);
+		set_u64(&b, 40, data);
+		set_u64(&b, 48, b.len - data);
+		CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), 0);
+		CHECK_EQ_INT(perf_data_needs_swap(d), be);
+		while (perf_data_next(d, &h) == 1) {
+			n++;
+			switch (h->type) {
+			case PERF_RECORD_FORK:
+				CHECK_EQ_INT(perf_rec_parse_task(h, &t), 0);
+				CHECK(t.pid == 7 && t.ppid == 6 && t.tid == 8 && t.ptid == 9);
+				CHECK_EQ_U64(t.time, 0x123456789a);
+				break;
+			case PERF_RECORD_LOST:
+				CHECK_EQ_INT(perf_rec_parse_lost(h, &l), 0);
+				CHECK_EQ_U64(l.id, 0x1000000002);
+				CHECK_EQ_U64(l.lost, 0x300000004);
+				break;
+			case PERF_RECORD_THROTTLE:
+				CHECK_EQ_INT(perf_rec_parse_throttle(h, &th), 0);
+				CHECK_EQ_U64(th.time, 0x5000000006);
+				CHECK_EQ_U64(th.stream_id, 0x800000009);
+				break;
+			case PERF_RECORD_SWITCH_CPU_WIDE:
+				CHECK_EQ_INT(perf_rec_parse_switch(h, &sw), 0);
+				CHECK(sw.out && sw.cpu_wide);
+				CHECK(sw.next_prev_pid == 0x10001 && sw.next_prev_tid == 0x20002);
+				break;
+			case PERF_RECORD_MMAP2:
+				CHECK_EQ_INT(perf_rec_parse_mmap(h, &m), 0);
+				CHECK_EQ_U64(m.start, 0x7f0000001000);
+				CHECK_EQ_U64(m.len, 0x2000);
+				CHECK_EQ_U64(m.pgoff, 0x3000);
+				CHECK_EQ_INT(m.build_id_size, 20);
+				CHECK(m.build_id[0] == 0x11 && m.build_id[14] == 0xf0 && m.build_id[19] == 5);
+				CHECK(m.prot == 5 && m.flags == 2);
+				CHECK_EQ_STR(m.filename, "/lib/x.so");
+				break;
+			default:
+				CHECK(!"an unexpected record");
+			}
+		}
+		CHECK_EQ_INT(n, 5);
+		perf_data_close(d);
+		free(b.p);
 	}
 }
 
@@ -1101,6 +1211,7 @@ static void test_release_behind_rounds(void)
 static const struct unit_test tests[] = {
 	TEST(test_file_mode),
 	TEST(test_byte_swapped_file),
+	TEST(test_fixed_parts_both_orders),
 	TEST(test_pipe_mode_both_orders),
 	TEST(test_pipe_stream_from_fd),
 	TEST(test_truncated),
