@@ -681,7 +681,7 @@ pushq %rax'
 		if [[ $line == *'"counter":"tsc-cycles"'* ]]; then
 			x=$(grep -o '"tsc_cross_check":[-0-9.e+]*' <<< "$line" | cut -d: -f2)
 			[ -n "$x" ]
-			awk -v x="$x" -v u="$u" 'BEGIN { x = x < 0 ? -x : x; exit !(1.5 * x / (1 - x) <= u + 1e-9) }'
+			awk -v x="$x" -v u="$u" 'BEGIN { a = x < 0 ? -x : x; exit !(1.5 * a / (1 + x) <= u + 1e-9) }'
 		fi
 	done
 	# a snippet that grows slower as it runs (a loop of (copies run so far) / 4096 trips,

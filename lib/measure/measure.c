@@ -1173,7 +1173,7 @@ static int measure_checked(const struct snippet *s, const struct measure_opts *o
 	double *ref = o->tsc_reference;
 	bool check = ck == CK_TSC && ref;
 	bool first = check && *ref <= 0;
-	struct measure_result att[ATTEMPTS], best;
+	struct measure_result att[ATTEMPTS], judged[ATTEMPTS], best;
 	int err = 0, done = 0, n = 0;
 	double lo = check && *ref > 0 ? *ref : 0;
 	const struct snippet_insn *in;
@@ -1206,17 +1206,18 @@ static int measure_checked(const struct snippet *s, const struct measure_opts *o
 		n++;
 		/*
 		 * each attempt against the lowest ratio so far; the higher rank,
-		 * then the lower ratio, or the smaller uncertainty
+		 * then the lower ratio, or the smaller uncertainty; the kept one
+		 * against the others (measured again when that flags it)
 		 */
 		for (int j = 0; j < n; j++) {
-			struct measure_result c = check ? figure_against_reference(att[j], lo) : att[j];
-
-			if (j == 0 || attempt_rank(&c, o) > attempt_rank(&best, o) ||
-			    (attempt_rank(&c, o) == attempt_rank(&best, o) &&
-			     (check ? c.tsc_per_cycle < best.tsc_per_cycle :
-				      c.values[0].uncertainty < best.values[0].uncertainty)))
-				best = c;
+			judged[j] = check ? figure_against_reference(att[j], lo) : att[j];
+			if (j == 0 || attempt_rank(&judged[j], o) > attempt_rank(&best, o) ||
+			    (attempt_rank(&judged[j], o) == attempt_rank(&best, o) &&
+			     (check ? judged[j].tsc_per_cycle < best.tsc_per_cycle :
+				      judged[j].values[0].uncertainty < best.values[0].uncertainty)))
+				best = judged[j];
 		}
+		best = figure_against_attempts(best, judged, n);
 		if (!check && !best.unsteady) {
 			done++;
 			break;
@@ -1232,14 +1233,8 @@ static int measure_checked(const struct snippet *s, const struct measure_opts *o
 			break;
 		}
 	}
-	if (n == 1 && (err < 0 || att[0].error[0] || att[0].exited)) {
+	if (n == 1 && (err < 0 || att[0].error[0] || att[0].exited))
 		best = att[0];
-	} else {
-		/* each attempt as it was judged: against the lowest ratio of the run */
-		for (int j = 0; check && j < n; j++)
-			att[j] = figure_against_reference(att[j], lo);
-		best = figure_against_attempts(best, att, n);
-	}
 	*r = best;
 	r->retries = done > 1 ? done - 1 : 0;
 	if (check && !err && !r->error[0] && (*ref <= 0 || r->tsc_per_cycle < *ref))

@@ -136,8 +136,10 @@ static void test_slow_core_against_reference(void)
 	 */
 	t = figure_against_reference(steady.r, steady.r.tsc_per_cycle / 1.05);
 	CHECK(t.values[0].uncertainty == steady.r.values[0].uncertainty && !t.unsteady);
-	/* an unknown uncertainty (too few repeats) stays unknown */
+	/* an unknown uncertainty (too few repeats) stays unknown, on a shared core too */
 	t = steady.r;
+	t.cross = 0.01;
+	CHECK(figure_against_reference(t, 0.5).values[0].uncertainty > 0.1);
 	t.values[0].uncertainty = NAN;
 	CHECK(isnan(figure_against_reference(t, 0.5).values[0].uncertainty));
 }
@@ -168,6 +170,10 @@ static void test_attempts_agree(void)
 	CHECK(!t.unsteady && t.values[0].uncertainty == steady.r.values[0].uncertainty);
 	/* a failed attempt, or one with no figure, says nothing */
 	att[1].error[0] = 'x';
+	t = figure_against_attempts(slow.r, att + 1, 1);
+	CHECK(t.values[0].uncertainty == slow.r.values[0].uncertainty);
+	att[1] = steady.r;
+	att[1].values[0].value = -0.5;
 	t = figure_against_attempts(slow.r, att + 1, 1);
 	CHECK(t.values[0].uncertainty == slow.r.values[0].uncertainty);
 }
