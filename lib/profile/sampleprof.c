@@ -340,10 +340,26 @@ static void put_loc(FILE *out, struct sp_loc l)
 	fputs_unlocked(": ", out);
 }
 
-/* One function: its header line, then its lines one space deeper than indent. */
-static int write_text_func(FILE *out, const struct sp_func *f, int indent)
+/*
+ * What a writer does at each step of the one walk of a function (sp_walk):
+ * the function itself, each body record (sorted by location, its call
+ * targets by count), the number of inlined callees, then each of them
+ * (by location, then name) after the location it was inlined at. depth is
+ * 0 for a top-level function. The text and extbinary writers are two of
+ * these.
+ */
+struct sp_emit {
+	void *ctx;
+	void (*func)(void *ctx, const struct sp_func *f, int depth, size_t nr_body);
+	void (*body)(void *ctx, const struct sp_body *b, struct sp_target *const *t, size_t nt,
+		     int depth);
+	void (*callees)(void *ctx, size_t nr, int depth);
+	void (*inlined_at)(void *ctx, struct sp_loc loc, int depth);
+};
+
+static int sp_walk(const struct sp_func *f, int depth, const struct sp_emit *e)
 {
-	size_t nb, nc, nt;
+	size_t nb, nc, nt, ncallees = 0;
 	struct sp_body **body = (struct sp_body **)sorted_entries(&f->body, cmp_body, &nb);
 	struct sp_callsite **cs = (struct sp_callsite **)sorted_entries(&f->callsites,
 									cmp_callsite, &nc);
@@ -354,14 +370,7 @@ static int write_text_func(FILE *out, const struct sp_func *f, int indent)
 		free(cs);
 		return -ENOMEM;
 	}
-	fputs_unlocked(f->name, out);
-	fputc_unlocked(':', out);
-	put_u64(out, f->total);
-	if (!indent) {
-		fputc_unlocked(':', out);
-		put_u64(out, f->head);
-	}
-	fputc_unlocked('\n', out);
+	e->func(e->ctx, f, depth, nb);
 	for (size_t i = 0; i < nb && !err; i++) {
 		struct sp_target **t = (struct sp_target **)sorted_entries(&body[i]->targets,
 									   cmp_target, &nt);
@@ -370,18 +379,13 @@ static int write_text_func(FILE *out, const struct sp_func *f, int indent)
 			err = -ENOMEM;
 			break;
 		}
-		put_spaces(out, indent + 1);
-		put_loc(out, body[i]->loc);
-		put_u64(out, body[i]->count);
-		for (size_t k = 0; k < nt; k++) {
-			fputc_unlocked(' ', out);
-			fputs_unlocked(t[k]->name, out);
-			fputc_unlocked(':', out);
-			put_u64(out, t[k]->count);
-		}
-		fputc_unlocked('\n', out);
+		e->body(e->ctx, body[i], t, nt, depth);
 		free(t);
 	}
+	for (size_t i = 0; i < nc; i++)
+		ncallees += hashmap_nr(&cs[i]->callees);
+	if (!err)
+		e->callees(e->ctx, ncallees, depth);
 	for (size_t i = 0; i < nc && !err; i++) {
 		struct sp_func **g = (struct sp_func **)sorted_entries(&cs[i]->callees,
 								       cmp_func_name, &nt);
@@ -391,15 +395,56 @@ static int write_text_func(FILE *out, const struct sp_func *f, int indent)
 			break;
 		}
 		for (size_t k = 0; k < nt && !err; k++) {
-			put_spaces(out, indent + 1);
-			put_loc(out, cs[i]->loc);
-			err = write_text_func(out, g[k], indent + 1);
+			e->inlined_at(e->ctx, cs[i]->loc, depth);
+			err = sp_walk(g[k], depth + 1, e);
 		}
 		free(g);
 	}
 	free(body);
 	free(cs);
 	return err;
+}
+
+/* The text format: a function's header line, then its lines one space deeper per level. */
+static void text_func(void *ctx, const struct sp_func *f, int depth, size_t nr_body)
+{
+	FILE *out = ctx;
+
+	fputs_unlocked(f->name, out);
+	fputc_unlocked(':', out);
+	put_u64(out, f->total);
+	if (!depth) {
+		fputc_unlocked(':', out);
+		put_u64(out, f->head);
+	}
+	fputc_unlocked('\n', out);
+}
+
+static void text_body(void *ctx, const struct sp_body *b, struct sp_target *const *t, size_t nt,
+		      int depth)
+{
+	FILE *out = ctx;
+
+	put_spaces(out, depth + 1);
+	put_loc(out, b->loc);
+	put_u64(out, b->count);
+	for (size_t k = 0; k < nt; k++) {
+		fputc_unlocked(' ', out);
+		fputs_unlocked(t[k]->name, out);
+		fputc_unlocked(':', out);
+		put_u64(out, t[k]->count);
+	}
+	fputc_unlocked('\n', out);
+}
+
+static void text_callees(void *ctx, size_t nr, int depth)
+{
+}
+
+static void text_inlined_at(void *ctx, struct sp_loc loc, int depth)
+{
+	put_spaces(ctx, depth + 1);
+	put_loc(ctx, loc);
 }
 
 int sample_profile_write_text(struct sample_profile *p, FILE *out)
@@ -409,8 +454,10 @@ int sample_profile_write_text(struct sample_profile *p, FILE *out)
 
 	if (sample_profile_nr(p) && !funcs)
 		return sbx_error(-ENOMEM, "out of memory");
+	const struct sp_emit text = { out, text_func, text_body, text_callees, text_inlined_at };
+
 	for (size_t i = 0; i < n; i++)
-		if (write_text_func(out, funcs[i], 0))
+		if (sp_walk(funcs[i], 0, &text))
 			return sbx_error(-ENOMEM, "out of memory");
 	return 0;
 }
@@ -604,59 +651,47 @@ static int write_summary(struct bytes *out, struct sp_func *const *funcs, size_t
 	return 0;
 }
 
-/* A function's body (no head): name, total, records, then the inlined callees. */
-static int write_body(struct bytes *out, const struct names *n, const struct sp_func *f)
+/* The extbinary format: a function's body (no head): name, total, records, then the inlined callees. */
+struct ext_ctx {
+	struct bytes *out;
+	const struct names *n;
+};
+
+static void ext_func(void *ctx, const struct sp_func *f, int depth, size_t nr_body)
 {
-	size_t nb, nc, nt, ncallees = 0;
-	struct sp_body **body = (struct sp_body **)sorted_entries(&f->body, cmp_body, &nb);
-	struct sp_callsite **cs = (struct sp_callsite **)sorted_entries(&f->callsites,
-									cmp_callsite, &nc);
-	int err = 0;
+	struct ext_ctx *x = ctx;
 
-	if ((hashmap_nr(&f->body) && !body) || (hashmap_nr(&f->callsites) && !cs))
-		err = -ENOMEM;
-	bytes_put_uleb(out, name_idx(n, f->name));
-	bytes_put_uleb(out, f->total);
-	bytes_put_uleb(out, nb);
-	for (size_t i = 0; i < nb && !err; i++) {
-		struct sp_target **t = (struct sp_target **)sorted_entries(&body[i]->targets,
-									   cmp_target, &nt);
+	bytes_put_uleb(x->out, name_idx(x->n, f->name));
+	bytes_put_uleb(x->out, f->total);
+	bytes_put_uleb(x->out, nr_body);
+}
 
-		if (hashmap_nr(&body[i]->targets) && !t) {
-			err = -ENOMEM;
-			break;
-		}
-		bytes_put_uleb(out, body[i]->loc.line);
-		bytes_put_uleb(out, body[i]->loc.disc);
-		bytes_put_uleb(out, body[i]->count);
-		bytes_put_uleb(out, nt);
-		for (size_t k = 0; k < nt; k++) {
-			bytes_put_uleb(out, name_idx(n, t[k]->name));
-			bytes_put_uleb(out, t[k]->count);
-		}
-		free(t);
+static void ext_body(void *ctx, const struct sp_body *b, struct sp_target *const *t, size_t nt,
+		     int depth)
+{
+	struct ext_ctx *x = ctx;
+
+	bytes_put_uleb(x->out, b->loc.line);
+	bytes_put_uleb(x->out, b->loc.disc);
+	bytes_put_uleb(x->out, b->count);
+	bytes_put_uleb(x->out, nt);
+	for (size_t k = 0; k < nt; k++) {
+		bytes_put_uleb(x->out, name_idx(x->n, t[k]->name));
+		bytes_put_uleb(x->out, t[k]->count);
 	}
-	for (size_t i = 0; i < nc; i++)
-		ncallees += hashmap_nr(&cs[i]->callees);
-	bytes_put_uleb(out, ncallees);
-	for (size_t i = 0; i < nc && !err; i++) {
-		struct sp_func **g = (struct sp_func **)sorted_entries(&cs[i]->callees,
-								       cmp_func_name, &nt);
+}
 
-		if (hashmap_nr(&cs[i]->callees) && !g) {
-			err = -ENOMEM;
-			break;
-		}
-		for (size_t k = 0; k < nt && !err; k++) {
-			bytes_put_uleb(out, cs[i]->loc.line);
-			bytes_put_uleb(out, cs[i]->loc.disc);
-			err = write_body(out, n, g[k]);
-		}
-		free(g);
-	}
-	free(body);
-	free(cs);
-	return err;
+static void ext_callees(void *ctx, size_t nr, int depth)
+{
+	bytes_put_uleb(((struct ext_ctx *)ctx)->out, nr);
+}
+
+static void ext_inlined_at(void *ctx, struct sp_loc loc, int depth)
+{
+	struct ext_ctx *x = ctx;
+
+	bytes_put_uleb(x->out, loc.line);
+	bytes_put_uleb(x->out, loc.disc);
 }
 
 int sample_profile_write_extbinary(struct sample_profile *p, FILE *out)
@@ -704,9 +739,12 @@ int sample_profile_write_extbinary(struct sample_profile *p, FILE *out)
 		bytes_put(&sec[1], names.sorted[i], strlen(names.sorted[i]) + 1);
 	bytes_put_uleb(&sec[2], 0);	/* no CS names */
 	for (size_t i = 0; i < nf && !err; i++) {
+		struct ext_ctx x = { &sec[4], &names };
+		const struct sp_emit ext = { &x, ext_func, ext_body, ext_callees, ext_inlined_at };
+
 		func_off[i] = sec[4].len;
 		bytes_put_uleb(&sec[4], funcs[i]->head);
-		err = write_body(&sec[4], &names, funcs[i]);
+		err = sp_walk(funcs[i], 0, &ext);
 	}
 	bytes_put_uleb(&sec[3], nf);
 	for (size_t i = 0; i < nf; i++) {
