@@ -50,10 +50,12 @@ struct measure_opts {
 	 * In/out, owned by the caller, shared by the snippets of one run: the
 	 * lowest TSC ticks per cycle seen so far (start it at 0). A child whose
 	 * ratio is more than 3% above it (its one-cycle chain ran slow: another
-	 * thread on the core), or whose ratio drifted by more than 2%, is
-	 * measured again, up to twice, keeping the steadiest attempt with the
-	 * lowest ratio; the first snippet is measured twice to set it. NULL:
-	 * one child per snippet, no check.
+	 * thread on the core), whose ratio drifted by more than 2%, or whose
+	 * figure is unsteady (figure.h: its own spreads, the two calibrations,
+	 * the ratio against this one, the other attempts) is measured again,
+	 * up to twice, keeping the steadiest attempt with the lowest ratio; the
+	 * first snippet is measured twice to set it. NULL: no check against
+	 * other children; an unsteady figure is still measured again.
 	 */
 	double *tsc_reference;
 };
