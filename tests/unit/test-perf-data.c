@@ -203,7 +203,8 @@ static void put_records(struct buf *b)
 }
 
 /* The whole file mode fixture. */
-static struct buf make_file(bool be)
+/* A file mode file of one attr whose data section records() writes. */
+static struct buf make_file_of(bool be, void (*records)(struct buf *))
 {
 	struct buf b = { .be = be };
 	size_t attrs, data;
@@ -217,12 +218,17 @@ static struct buf make_file(bool be)
 	put_u64(&b, 0);			/* ids section: none */
 	put_u64(&b, 0);
 	data = b.len;
-	put_records(&b);
+	records(&b);
 	set_u64(&b, 24, attrs);
 	set_u64(&b, 32, 128 + 16);
 	set_u64(&b, 40, data);
 	set_u64(&b, 48, b.len - data);
 	return b;
+}
+
+static struct buf make_file(bool be)
+{
+	return make_file_of(be, put_records);
 }
 
 static struct buf make_pipe(bool be)
@@ -348,8 +354,8 @@ static void put_fixed_records(struct buf *b)
 static void test_fixed_parts_both_orders(void)
 {
 	for (int be = 0; be < 2; be++) {
-		struct buf b = { .be = be };
-		size_t attrs, data, n = 0;
+		struct buf b = make_file_of(be, put_fixed_records);
+		size_t n = 0;
 		const struct perf_event_header *h;
 		struct perf_data *d;
 		struct perf_rec_task t;
@@ -358,20 +364,6 @@ static void test_fixed_parts_both_orders(void)
 		struct perf_rec_switch sw;
 		struct perf_rec_mmap m;
 
-		put_u64(&b, PERF_MAGIC);
-		put_u64(&b, 104);
-		put_u64(&b, 128 + 16);
-		put_zeros(&b, 104 - 24);
-		attrs = b.len;
-		put_attr(&b, SAMPLE_TYPE);
-		put_u64(&b, 0);
-		put_u64(&b, 0);
-		data = b.len;
-		put_fixed_records(&b);
-		set_u64(&b, 24, attrs);
-		set_u64(&b, 32, 128 + 16);
-		set_u64(&b, 40, data);
-		set_u64(&b, 48, b.len - data);
 		CHECK_EQ_INT(perf_data_open_mem(b.p, b.len, &d), 0);
 		CHECK_EQ_INT(perf_data_needs_swap(d), be);
 		while (perf_data_next(d, &h) == 1) {
