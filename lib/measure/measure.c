@@ -352,16 +352,21 @@ static void emit_function(struct emit *e, const struct child_arg *a, enum body_k
 			  uint64_t ctx, uint64_t scratch, struct layout *lay)
 {
 	static const uint8_t pops[] = { 0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d, 0x41, 0x5c, 0x5d, 0x5b };
-	static const uint8_t add_insn[] = { 0x48, 0x01, 0xc0 };		/* add %rax,%rax */
-	static const uint8_t mul_insn[] = { 0x48, 0x0f, 0xaf, 0xc0 };	/* imul %rax,%rax */
+	/* the calibration chains: one instruction, K copies of it */
+	static const struct {
+		uint8_t insn[4];
+		size_t size;
+		unsigned long k;
+	} chain[] = {
+		[BODY_CAL_ADD] = { { 0x48, 0x01, 0xc0 }, 3, CAL_ADDS },		/* add %rax,%rax */
+		[BODY_CAL_MUL] = { { 0x48, 0x0f, 0xaf, 0xc0 }, 4, CAL_MULS },	/* imul %rax,%rax */
+	};
 	const struct snippet *s = a->s;
 	bool calibration = kind != BODY_SNIPPET;
-	const uint8_t *body = kind == BODY_CAL_ADD ? add_insn : kind == BODY_CAL_MUL ? mul_insn :
-			      s->code;
-	size_t body_size = kind == BODY_CAL_ADD ? sizeof(add_insn) :
-			   kind == BODY_CAL_MUL ? sizeof(mul_insn) : s->code_size;
+	const uint8_t *body = calibration ? chain[kind].insn : s->code;
+	size_t body_size = calibration ? chain[kind].size : s->code_size;
 	bool loop = !calibration && a->rep == MEASURE_LOOP;
-	unsigned long k = kind == BODY_CAL_ADD ? CAL_ADDS : kind == BODY_CAL_MUL ? CAL_MULS : a->k;
+	unsigned long k = calibration ? chain[kind].k : a->k;
 	/* without the difference only the K run is made: K copies */
 	unsigned long copies = loop ? 1 : !calibration && a->o->no_diff ? k : 2 * k;
 
